@@ -1,0 +1,95 @@
+//! Christoffel symbols of the first kind of C* in O(Nd^2): seed 000
+//! Algorithm 2, extended to multi-DoF joints with generalized speeds (the
+//! free root) as in seed 001 Algorithm 2, in world coordinates.
+//!
+//! Differentiating Algorithm 1's C*_ab = Phi_a^T (I^C_d Phi_dot_b + B^C_d Phi_b)
+//! (d = deeper of the bodies of a and b) with respect to speed c gives, for
+//! mutually related a, b, c with deepest body e,
+//!
+//!   G_acb = Phi_a . ( [c <= b] I^C_e (Phi_c x Phi_b) + B(Phi_c, I^C_e) Phi_b )
+//!
+//! where [c <= b] says c's body is b's body or an ancestor of it, and B is
+//! the Niemeyer-Slotine factorization (seed 000 eq. 12). It is symmetric in
+//! (c, b) unless c and b belong to the same multi-DoF joint (seed 001 eq. 9).
+//! For each body e, the symbols whose deepest body is e come in three groups
+//! (seed 000 eqs. 46-50): c in e (all a, b); b in e (by symmetry); a in e
+//! with c, b above, as Phi_c . D_a Phi_b with
+//! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50).
+
+use super::kinematics::{body_placement_and_axes, world_inertia};
+use super::Workspace;
+use crate::model::Model;
+
+/// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (seed 001 eq. 10,
+/// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
+pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
+    assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
+    let n = model.nv;
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        ws.composite_inertias[i] = world_inertia(model, ws, i);
+    }
+    let idx = |a: usize, c: usize, b: usize| (a * n + c) * n + b;
+    for e in (0..model.nbodies()).rev() {
+        let body = &model.bodies[e];
+        let ic = ws.composite_inertias[e];
+        let own = body.v_index..body.v_index + body.joint.nv();
+        // The chain: speeds of e itself, then of its strict ancestors.
+        ws.chain.clear();
+        ws.chain.extend(own.clone());
+        let mut k = model.dof_parent[body.v_index];
+        while let Some(kk) = k {
+            ws.chain.push(kk);
+            k = model.dof_parent[kk];
+        }
+        let (axes, g, chain) = (&ws.axes, &mut ws.christoffel, &ws.chain);
+
+        // Group 1: c in e, every a and b on the chain (eq. 46/47 and the
+        // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
+        for c in own.clone() {
+            let hc = ic.mul_motion(&axes[c]);
+            let idot_c = ic.derivative(&axes[c]);
+            for &b in chain.iter() {
+                let mut f = (idot_c.mul_motion(&axes[b]) + axes[b].cross_force(&hc)) * 0.5;
+                let same_body = own.contains(&b);
+                if same_body {
+                    f += ic.mul_motion(&axes[c].cross(&axes[b]));
+                }
+                for &a in chain.iter() {
+                    let val = axes[a].dot(&f);
+                    g[idx(a, c, b)] = val;
+                    if !same_body {
+                        g[idx(a, b, c)] = val;
+                    }
+                }
+            }
+        }
+        // Group 3: a in e, c and b on strict ancestors (eq. 50).
+        let above = &chain[own.len()..];
+        for a in own.clone() {
+            let ha = ic.mul_motion(&axes[a]);
+            let idot_a = ic.derivative(&axes[a]);
+            for &b in above {
+                ws.dof_forces[b] = (axes[b].cross_force(&ha) - idot_a.mul_motion(&axes[b])) * 0.5;
+            }
+            for &b in above {
+                let gb = ws.dof_forces[b];
+                let mut c = Some(b);
+                while let Some(cc) = c {
+                    let val = axes[cc].dot(&gb);
+                    g[idx(a, cc, b)] = val;
+                    if model.dof_body[cc] != model.dof_body[b] {
+                        g[idx(a, b, cc)] = val;
+                    } else if cc != b {
+                        g[idx(a, b, cc)] = axes[b].dot(&ws.dof_forces[cc]);
+                    }
+                    c = model.dof_parent[cc];
+                }
+            }
+        }
+        if let Some(p) = body.parent {
+            ws.composite_inertias[p] += ic;
+        }
+    }
+    &ws.christoffel
+}

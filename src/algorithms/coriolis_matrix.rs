@@ -1,0 +1,76 @@
+//! Seed 000 Algorithm 1: the Coriolis matrix C(q, v), with H and dH/dt, in
+//! one O(Nd) pass, for any body-level factorization B(v, I) (line 6).
+//!
+//! In world coordinates, for speeds k (ancestor-or-self body) and j (body i):
+//! F1 = I^C_i Phi_dot_j + B^C_i Phi_j, F2 = I^C_i Phi_j, F3 = (B^C_i)^T Phi_j
+//! (eqs. 25-27), C_kj = Phi_k . F1 (eq. 29), C_jk = Phi_dot_k . F2 + Phi_k . F3
+//! (eq. 30), H_kj = Phi_k . F2 (eq. 28), dH/dt_kj = C_kj + C_jk. With a free
+//! root, Phi_dot = v x Phi holds for its body-frame speeds too, so the same
+//! recursion gives the generalized-speed C* (seed 001 sec. V).
+
+use super::kinematics::{body_placement_and_axes, joint_motion, parent_motion, world_inertia};
+use super::{BodyFactorization, Workspace};
+use crate::model::Model;
+use crate::spatial::{mul_motion, tr_mul_motion, Motion};
+use nalgebra::DMatrix;
+
+/// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`.
+/// With [`BodyFactorization::ChristoffelConsistent`] it is C*.
+pub fn coriolis_matrix<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) -> &'w DMatrix<f64> {
+    algorithm1::<false>(model, ws, q, v, b);
+    &ws.coriolis
+}
+
+/// C(q, v), H(q) and dH/dt together (seed 000 Algorithm 1), left in
+/// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`.
+pub fn coriolis_matrix_and_derivatives(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) {
+    algorithm1::<true>(model, ws, q, v, b);
+}
+
+fn algorithm1<const WITH_H: bool>(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) {
+    assert!(q.len() == model.nq && v.len() == model.nv, "coriolis_matrix: wrong input sizes");
+    // Lines 1-7: velocities, Phi_dot, and the body terms I_i, B_i.
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let inertia = world_inertia(model, ws, i);
+        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        ws.velocities[i] = vi;
+        let body = &model.bodies[i];
+        for k in body.v_index..body.v_index + body.joint.nv() {
+            ws.axes_dot[k] = vi.cross(&ws.axes[k]);
+        }
+        ws.composite_inertias[i] = inertia;
+        ws.body_matrices[i] = b.matrix(&inertia, &vi);
+    }
+    // Lines 8-24: entries for body i and its ancestors, then composites.
+    for i in (0..model.nbodies()).rev() {
+        let body = &model.bodies[i];
+        let ic = ws.composite_inertias[i];
+        let bc = ws.body_matrices[i];
+        for j in body.v_index..body.v_index + body.joint.nv() {
+            let f2 = ic.mul_motion(&ws.axes[j]);
+            let f1 = ic.mul_motion(&ws.axes_dot[j]) + mul_motion(&bc, &ws.axes[j]);
+            let f3 = tr_mul_motion(&bc, &ws.axes[j]);
+            let mut k = Some(j);
+            while let Some(kk) = k {
+                let (phi, phi_dot) = (&ws.axes[kk], &ws.axes_dot[kk]);
+                let c_kj = phi.dot(&f1);
+                let c_jk = phi_dot.dot(&f2) + phi.dot(&f3);
+                ws.coriolis[(kk, j)] = c_kj;
+                ws.coriolis[(j, kk)] = c_jk;
+                if WITH_H {
+                    let h = phi.dot(&f2);
+                    ws.mass_matrix[(kk, j)] = h;
+                    ws.mass_matrix[(j, kk)] = h;
+                    ws.mass_matrix_dot[(kk, j)] = c_kj + c_jk;
+                    ws.mass_matrix_dot[(j, kk)] = c_kj + c_jk;
+                }
+                k = model.dof_parent[kk];
+            }
+        }
+        if let Some(p) = body.parent {
+            ws.composite_inertias[p] += ic;
+            ws.body_matrices[p] += bc;
+        }
+    }
+}

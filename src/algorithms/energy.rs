@@ -1,0 +1,31 @@
+//! Kinetic and potential energy of the whole tree.
+
+use super::kinematics::{body_placement_and_axes, joint_motion, parent_motion, world_inertia};
+use super::Workspace;
+use crate::model::Model;
+use crate::spatial::Motion;
+
+/// Kinetic energy T = 1/2 sum_i v_i . I_i v_i = 1/2 v^T H v.
+pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
+    assert!(q.len() == model.nq && v.len() == model.nv, "kinetic_energy: wrong input sizes");
+    let mut t = 0.0;
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let inertia = world_inertia(model, ws, i);
+        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        ws.velocities[i] = vi;
+        t += 0.5 * vi.dot(&inertia.mul_motion(&vi));
+    }
+    t
+}
+
+/// Potential energy U = -sum_i m_i g . c_i in the uniform gravity field.
+pub fn potential_energy(model: &Model, ws: &mut Workspace, q: &[f64]) -> f64 {
+    assert_eq!(q.len(), model.nq, "potential_energy: wrong input size");
+    let mut u = 0.0;
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        u -= model.gravity.dot(&world_inertia(model, ws, i).h);
+    }
+    u
+}

@@ -1,0 +1,91 @@
+//! Forward kinematics: world placements of the bodies and the motion
+//! subspace columns in world coordinates (Featherstone 2008, sec. 4.4;
+//! seed 000 eq. 5 with Phi_i = 0X_i S_i).
+
+use super::Workspace;
+use crate::model::{Joint, Model};
+use crate::spatial::{Motion, RigidInertia, Transform, Vec3};
+
+/// Placement of body `i` in the world and its world-frame axes
+/// (`ws.placements[i]`, `ws.axes[v_index..]`). Parents must be done first.
+#[inline]
+pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f64], i: usize) {
+    let body = &model.bodies[i];
+    let qi = &q[body.q_index..body.q_index + body.joint.nq()];
+    let local = body.tree_placement.compose(&body.joint.transform(qi));
+    let placement = match body.parent {
+        Some(p) => ws.placements[p].compose(&local),
+        None => local,
+    };
+    let k0 = body.v_index;
+    match body.joint {
+        Joint::Revolute { axis } => {
+            let w = placement.rot * axis;
+            ws.axes[k0] = Motion::new(w, placement.trans.cross(&w));
+        }
+        Joint::Prismatic { axis } => ws.axes[k0] = Motion::new(Vec3::zeros(), placement.rot * axis),
+        Joint::Free => {
+            for k in 0..6 {
+                ws.axes[k0 + k] = placement.act_motion(&Motion::unit(k));
+            }
+        }
+    }
+    ws.placements[i] = placement;
+}
+
+/// Body inertia of body `i` in world coordinates (`ws.inertias[i]`), from its
+/// placement: rotation of the parameters, then the parallel-axis shift.
+#[inline]
+pub(crate) fn world_inertia(model: &Model, ws: &mut Workspace, i: usize) -> RigidInertia {
+    let x: &Transform = &ws.placements[i];
+    let b = &model.bodies[i].inertia;
+    let h = x.rot * b.h;
+    let p = x.trans;
+    let ph = p * h.transpose();
+    let m = b.mass;
+    let ibar = x.rot * b.ibar * x.rot.transpose()
+        + crate::spatial::Mat3::identity() * (2.0 * p.dot(&h) + m * p.norm_squared())
+        - ph
+        - ph.transpose()
+        - p * p.transpose() * m;
+    let inertia = RigidInertia { mass: m, h: h + p * m, ibar };
+    ws.inertias[i] = inertia;
+    inertia
+}
+
+/// Velocity of body `i` (world) from its parent's and the joint speeds:
+/// v_i = v_p(i) + Phi_i qdot_i (seed 000 eq. 5). Returns the joint part
+/// Phi_i qdot_i.
+#[inline]
+pub(crate) fn joint_motion(model: &Model, ws: &Workspace, i: usize, v: &[f64]) -> Motion {
+    let body = &model.bodies[i];
+    let mut m = Motion::zero();
+    for k in body.v_index..body.v_index + body.joint.nv() {
+        m += ws.axes[k] * v[k];
+    }
+    m
+}
+
+/// Computes `ws.placements` and `ws.axes` for configuration `q`.
+pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    assert_eq!(q.len(), model.nq, "configuration has the wrong size");
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+    }
+}
+
+/// Velocity of the parent of body `i` (zero for a child of the world).
+#[inline]
+pub(crate) fn parent_motion(model: &Model, motions: &[Motion], i: usize, base: Motion) -> Motion {
+    match model.bodies[i].parent {
+        Some(p) => motions[p],
+        None => base,
+    }
+}
+
+/// The spatial acceleration of the world that stands in for gravity:
+/// `[0; -g]` (Featherstone 2008, sec. 5.3).
+#[inline]
+pub(crate) fn gravity_base_acceleration(model: &Model) -> Motion {
+    Motion::new(Vec3::zeros(), -model.gravity)
+}

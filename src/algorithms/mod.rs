@@ -1,0 +1,129 @@
+//! Rigid-body dynamics algorithms, one per file, all working on a
+//! preallocated [`Workspace`] so that no call allocates.
+//!
+//! Internally every spatial quantity is expressed in the world frame at the
+//! world origin, in Featherstone order `[angular; linear]` (as Pinocchio 3
+//! does): composite inertias are then plain sums, and the O(Nd) and O(Nd^2)
+//! inner loops of the Coriolis and Christoffel algorithms are dot products
+//! without coordinate transforms.
+//!
+//! Joint-space vectors and matrices use the model's speed order
+//! (`Body::v_index`); configurations use `Body::q_index`.
+
+mod aba;
+mod body_factorization;
+mod christoffel;
+mod coriolis_matrix;
+mod crba;
+mod energy;
+mod jacobian;
+mod kinematics;
+mod regressor;
+mod rnea;
+mod slotine_li_torque;
+
+pub use aba::aba;
+pub use body_factorization::BodyFactorization;
+pub use christoffel::christoffel_symbols;
+pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
+pub use crba::crba;
+pub use energy::{kinetic_energy, potential_energy};
+pub use jacobian::{frame_jacobian, frame_placement, JacobianFrame};
+pub use kinematics::forward_kinematics;
+pub use regressor::{joint_torque_regressor, PARAMETERS_PER_BODY};
+pub use rnea::{generalized_gravity, rnea};
+pub use slotine_li_torque::slotine_li_torque;
+
+use crate::model::Model;
+use crate::spatial::{Force, Matrix6, Motion, RigidInertia, Transform};
+use nalgebra::{DMatrix, DVector};
+
+/// Preallocated buffers for one model (Pinocchio's `Data`). Results of the
+/// algorithms are left in the public fields named in each function's doc.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    nv: usize,
+    /// World placement of each body frame (after `forward_kinematics`).
+    pub placements: Vec<Transform>,
+    /// World-frame spatial velocity of each body.
+    pub velocities: Vec<Motion>,
+    /// World-frame spatial acceleration of each body (gravity included as a
+    /// base acceleration where an algorithm says so).
+    pub accelerations: Vec<Motion>,
+    /// Body inertias in world coordinates.
+    pub inertias: Vec<RigidInertia>,
+    /// Composite (subtree) inertias in world coordinates.
+    pub composite_inertias: Vec<RigidInertia>,
+    /// Per-body spatial forces (world).
+    pub forces: Vec<Force>,
+    /// Motion subspace columns Phi_k in world coordinates, one per speed.
+    pub axes: Vec<Motion>,
+    /// Their time derivatives Phi_dot_k = v_body x Phi_k.
+    pub axes_dot: Vec<Motion>,
+    /// Per-body dense 6x6 buffers (articulated inertias, B^C composites).
+    pub(crate) body_matrices: Vec<Matrix6>,
+    /// Per-speed force buffers (ABA's U, Christoffel's D Phi).
+    pub(crate) dof_forces: Vec<Force>,
+    /// Per-body motion buffers (ABA's bias accelerations, reference velocities).
+    pub(crate) body_motions: Vec<Motion>,
+    /// Per-body motion buffers (reference accelerations).
+    pub(crate) body_motions2: Vec<Motion>,
+    /// Per-speed scalars (ABA's u, D).
+    pub(crate) dof_scalars: Vec<f64>,
+    /// Speed indices of one root-to-body path.
+    pub(crate) chain: Vec<usize>,
+    /// Joint torques (rnea, generalized_gravity, slotine_li_torque).
+    pub tau: DVector<f64>,
+    /// Joint accelerations (aba).
+    pub ddq: DVector<f64>,
+    /// Joint-space inertia H (crba, coriolis_matrix_and_derivatives).
+    pub mass_matrix: DMatrix<f64>,
+    /// dH/dt (coriolis_matrix_and_derivatives).
+    pub mass_matrix_dot: DMatrix<f64>,
+    /// Coriolis matrix C (coriolis_matrix, coriolis_matrix_and_derivatives).
+    pub coriolis: DMatrix<f64>,
+    /// Christoffel symbols of the first kind, `G[(i * nv + j) * nv + k]` =
+    /// [C*(q, e_j)]_{ik} (christoffel_symbols).
+    pub christoffel: Vec<f64>,
+    /// Joint torque regressor, nv x 10 nbodies (joint_torque_regressor).
+    pub regressor: DMatrix<f64>,
+    /// Frame Jacobian, 6 x nv, rows `[angular; linear]` (frame_jacobian).
+    pub jacobian: DMatrix<f64>,
+}
+
+impl Workspace {
+    /// Allocates every buffer the algorithms need for `model`.
+    pub fn new(model: &Model) -> Self {
+        let (nb, nv) = (model.nbodies(), model.nv);
+        Workspace {
+            nv,
+            placements: vec![Transform::identity(); nb],
+            velocities: vec![Motion::zero(); nb],
+            accelerations: vec![Motion::zero(); nb],
+            inertias: vec![RigidInertia::zero(); nb],
+            composite_inertias: vec![RigidInertia::zero(); nb],
+            forces: vec![Force::zero(); nb],
+            axes: vec![Motion::zero(); nv],
+            axes_dot: vec![Motion::zero(); nv],
+            body_matrices: vec![Matrix6::zeros(); nb],
+            dof_forces: vec![Force::zero(); nv],
+            body_motions: vec![Motion::zero(); nb],
+            body_motions2: vec![Motion::zero(); nb],
+            dof_scalars: vec![0.0; 2 * nv],
+            chain: Vec::with_capacity(nv),
+            tau: DVector::zeros(nv),
+            ddq: DVector::zeros(nv),
+            mass_matrix: DMatrix::zeros(nv, nv),
+            mass_matrix_dot: DMatrix::zeros(nv, nv),
+            coriolis: DMatrix::zeros(nv, nv),
+            christoffel: vec![0.0; nv * nv * nv],
+            regressor: DMatrix::zeros(nv, 10 * nb),
+            jacobian: DMatrix::zeros(6, nv),
+        }
+    }
+
+    /// Christoffel symbol `G_ijk` = [C*(q, e_j)]_{ik} after `christoffel_symbols`.
+    pub fn christoffel_symbol(&self, i: usize, j: usize, k: usize) -> f64 {
+        self.christoffel[(i * self.nv + j) * self.nv + k]
+    }
+}

@@ -1,0 +1,56 @@
+//! Recursive Newton-Euler algorithm (Featherstone 2008, Table 5.1; seed 003),
+//! in world coordinates.
+
+use super::kinematics::{body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia};
+use super::Workspace;
+use crate::model::Model;
+use crate::spatial::Motion;
+use nalgebra::DVector;
+
+/// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`.
+pub fn rnea<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], a: &[f64]) -> &'w DVector<f64> {
+    assert!(q.len() == model.nq && v.len() == model.nv && a.len() == model.nv, "rnea: wrong input sizes");
+    let a0 = gravity_base_acceleration(model);
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let inertia = world_inertia(model, ws, i);
+        let vj = joint_motion(model, ws, i, v);
+        let aj = joint_motion(model, ws, i, a);
+        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
+        // a_i = a_p + Phi qddot + Phi_dot qdot, with Phi_dot = v_i x Phi (world frame).
+        let ai = parent_motion(model, &ws.accelerations, i, a0) + aj + vi.cross(&vj);
+        ws.velocities[i] = vi;
+        ws.accelerations[i] = ai;
+        ws.forces[i] = inertia.mul_motion(&ai) + vi.cross_force(&inertia.mul_motion(&vi));
+    }
+    backward_torques(model, ws);
+    &ws.tau
+}
+
+/// Generalized gravity g(q) = rnea(q, 0, 0), left in `ws.tau`.
+pub fn generalized_gravity<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DVector<f64> {
+    assert_eq!(q.len(), model.nq, "generalized_gravity: wrong input size");
+    let a0 = gravity_base_acceleration(model);
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let inertia = world_inertia(model, ws, i);
+        ws.forces[i] = inertia.mul_motion(&a0);
+    }
+    backward_torques(model, ws);
+    &ws.tau
+}
+
+/// Backward pass shared by the RNEA variants: tau_k = Phi_k . f^C_i, with
+/// the body forces `ws.forces` summed towards the root (seed 000 eq. 18).
+pub(crate) fn backward_torques(model: &Model, ws: &mut Workspace) {
+    for i in (0..model.nbodies()).rev() {
+        let body = &model.bodies[i];
+        let f = ws.forces[i];
+        for k in body.v_index..body.v_index + body.joint.nv() {
+            ws.tau[k] = ws.axes[k].dot(&f);
+        }
+        if let Some(p) = body.parent {
+            ws.forces[p] += f;
+        }
+    }
+}

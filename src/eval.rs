@@ -1,0 +1,214 @@
+//! Evaluation in the reference-data format (`tests/fixtures/reference`,
+//! produced by Pinocchio): read states, write this project's values for the
+//! same quantities, in the file's joint order and conventions.
+//!
+//! The file's conventions differ from the core's in two places, converted
+//! here: a free root's speeds are `[linear; angular]` (body frame) and frame
+//! Jacobian rows are `[linear; angular]`.
+
+use crate::algorithms::{
+    aba, christoffel_symbols, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian, frame_placement,
+    generalized_gravity, joint_torque_regressor, kinetic_energy, rnea, slotine_li_torque, BodyFactorization,
+    JacobianFrame, Workspace, PARAMETERS_PER_BODY,
+};
+use crate::model::{Joint, Model};
+use nalgebra::{DMatrix, DVector};
+use serde_json::{json, Map, Value};
+
+/// Why an input file could not be evaluated.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("joint '{0}' in joint_names is not a joint of the model")]
+    UnknownJoint(String),
+    #[error("the model's joint '{0}' is missing from joint_names")]
+    MissingJoint(String),
+    #[error("joint '{0}' appears twice in joint_names")]
+    DuplicateJoint(String),
+    #[error("frame '{frame}' (sample {sample}) is not a link or joint of the model")]
+    UnknownFrame { sample: usize, frame: String },
+    #[error("field '{0}' is missing or is not what the format requires ({1})")]
+    Field(String, &'static str),
+    #[error("sample {sample}: '{field}' must be {expected} finite numbers")]
+    BadVector { sample: usize, field: &'static str, expected: usize },
+}
+
+/// Maps the file's joint order to the model's speed and configuration order.
+#[derive(Clone, Debug)]
+pub struct JointMap {
+    /// `v_model[v_index[r]]` is the file's speed r.
+    pub v_index: Vec<usize>,
+    /// `q_model[q_index[r]]` is the file's configuration entry r.
+    pub q_index: Vec<usize>,
+    /// Body of each file joint, in file order.
+    pub bodies: Vec<usize>,
+}
+
+impl JointMap {
+    /// Builds the map from the file's `joint_names`; a free root is
+    /// `root_joint`. Every model joint must appear exactly once.
+    pub fn new(model: &Model, joint_names: &[String]) -> Result<Self, EvalError> {
+        let mut seen = vec![false; model.nbodies()];
+        let (mut v_index, mut q_index, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
+        for name in joint_names {
+            let b = model.body_by_joint_name(name).ok_or_else(|| EvalError::UnknownJoint(name.clone()))?;
+            if std::mem::replace(&mut seen[b], true) {
+                return Err(EvalError::DuplicateJoint(name.clone()));
+            }
+            let body = &model.bodies[b];
+            match body.joint {
+                // File: [linear; angular]; model: [angular; linear].
+                Joint::Free => v_index.extend((0..6).map(|r| body.v_index + (r + 3) % 6)),
+                _ => v_index.push(body.v_index),
+            }
+            q_index.extend(body.q_index..body.q_index + body.joint.nq());
+            bodies.push(b);
+        }
+        if let Some(b) = seen.iter().position(|s| !s) {
+            return Err(EvalError::MissingJoint(model.bodies[b].joint_name.clone()));
+        }
+        Ok(JointMap { v_index, q_index, bodies })
+    }
+
+    fn vector_to_model(index: &[usize], file: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; file.len()];
+        for (r, &i) in index.iter().enumerate() {
+            out[i] = file[r];
+        }
+        out
+    }
+
+    /// A file speed-ordered vector in model order.
+    pub fn v_to_model(&self, file: &[f64]) -> Vec<f64> {
+        Self::vector_to_model(&self.v_index, file)
+    }
+
+    /// A file configuration in model order.
+    pub fn q_to_model(&self, file: &[f64]) -> Vec<f64> {
+        Self::vector_to_model(&self.q_index, file)
+    }
+
+    /// A model speed-ordered vector in file order.
+    pub fn v_to_file(&self, model: &DVector<f64>) -> Vec<f64> {
+        self.v_index.iter().map(|&i| model[i]).collect()
+    }
+
+    /// A model nv x nv matrix in file order, as rows.
+    pub fn matrix_to_file(&self, m: &DMatrix<f64>) -> Vec<Vec<f64>> {
+        self.v_index.iter().map(|&i| self.v_index.iter().map(|&j| m[(i, j)]).collect()).collect()
+    }
+}
+
+fn vector(sample: &Value, index: usize, field: &'static str, len: usize) -> Result<Vec<f64>, EvalError> {
+    let bad = || EvalError::BadVector { sample: index, field, expected: len };
+    let arr = sample.get(field).and_then(Value::as_array).ok_or_else(bad)?;
+    let v: Option<Vec<f64>> = arr.iter().map(Value::as_f64).collect();
+    let v = v.filter(|v| v.len() == len && v.iter().all(|x| x.is_finite())).ok_or_else(bad)?;
+    Ok(v)
+}
+
+/// A 6 x nv Jacobian (model rows `[angular; linear]`) in file order and rows `[linear; angular]`.
+fn jacobian_to_file(map: &JointMap, j: &DMatrix<f64>) -> Vec<Vec<f64>> {
+    (0..6).map(|r| map.v_index.iter().map(|&c| j[((r + 3) % 6, c)]).collect()).collect()
+}
+
+/// Evaluates every sample of `input` (the reference-data format) on `model`
+/// and returns the same structure with this project's values.
+pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
+    let names: Vec<String> = input
+        .get("joint_names")
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().map(|x| x.as_str().map(String::from)).collect())
+        .ok_or(EvalError::Field("joint_names".into(), "an array of joint names"))?;
+    if let Some(g) = input.get("gravity") {
+        let g: Option<Vec<f64>> = g.as_array().and_then(|a| a.iter().map(Value::as_f64).collect());
+        let g = g.filter(|g| g.len() == 3).ok_or(EvalError::Field("gravity".into(), "3 numbers"))?;
+        model.gravity = crate::spatial::Vec3::new(g[0], g[1], g[2]);
+    }
+    let model = &*model;
+    let map = JointMap::new(model, &names)?;
+    let samples = input
+        .get("samples")
+        .and_then(Value::as_array)
+        .ok_or(EvalError::Field("samples".into(), "an array of states"))?;
+    let mut ws = Workspace::new(model);
+    let (nq, nv) = (model.nq, model.nv);
+    let mut out_samples = Vec::with_capacity(samples.len());
+    for (s, sample) in samples.iter().enumerate() {
+        let q = map.q_to_model(&vector(sample, s, "q", nq)?);
+        let v = map.v_to_model(&vector(sample, s, "v", nv)?);
+        let a = map.v_to_model(&vector(sample, s, "a", nv)?);
+        let mut out = Map::new();
+        for key in ["q", "v", "a", "v_r", "a_r"] {
+            if let Some(x) = sample.get(key) {
+                out.insert(key.into(), x.clone());
+            }
+        }
+        let tau = rnea(model, &mut ws, &q, &v, &a).clone();
+        out.insert("tau_rnea".into(), json!(map.v_to_file(&tau)));
+        out.insert("gravity".into(), json!(map.v_to_file(generalized_gravity(model, &mut ws, &q))));
+        coriolis_matrix_and_derivatives(model, &mut ws, &q, &v, BodyFactorization::ChristoffelConsistent);
+        out.insert("mass_matrix".into(), json!(map.matrix_to_file(&ws.mass_matrix)));
+        out.insert("coriolis_matrix".into(), json!(map.matrix_to_file(&ws.coriolis)));
+        out.insert("coriolis_force".into(), json!(map.v_to_file(&(&ws.coriolis * DVector::from_column_slice(&v)))));
+        out.insert("hdot".into(), json!(map.matrix_to_file(&ws.mass_matrix_dot)));
+        out.insert("aba_ddq".into(), json!(map.v_to_file(aba(model, &mut ws, &q, &v, tau.as_slice()))));
+        christoffel_symbols(model, &mut ws, &q);
+        let g: Vec<Vec<Vec<f64>>> = map
+            .v_index
+            .iter()
+            .map(|&i| {
+                map.v_index
+                    .iter()
+                    .map(|&j| map.v_index.iter().map(|&k| ws.christoffel_symbol(i, j, k)).collect())
+                    .collect()
+            })
+            .collect();
+        out.insert("christoffel_first_kind".into(), json!(g));
+        if sample.get("v_r").is_some() || sample.get("a_r").is_some() {
+            let v_r = map.v_to_model(&vector(sample, s, "v_r", nv)?);
+            let a_r = map.v_to_model(&vector(sample, s, "a_r", nv)?);
+            let t = slotine_li_torque(model, &mut ws, &q, &v, &v_r, &a_r, BodyFactorization::ChristoffelConsistent);
+            out.insert("tau_slotine_li".into(), json!(map.v_to_file(t)));
+        }
+        out.insert("kinetic_energy".into(), json!(kinetic_energy(model, &mut ws, &q, &v)));
+        let y = joint_torque_regressor(model, &mut ws, &q, &v, &a);
+        let rows: Vec<Vec<f64>> = map
+            .v_index
+            .iter()
+            .map(|&r| {
+                map.bodies
+                    .iter()
+                    .flat_map(|&b| (0..PARAMETERS_PER_BODY).map(move |p| PARAMETERS_PER_BODY * b + p))
+                    .map(|c| y[(r, c)])
+                    .collect()
+            })
+            .collect();
+        out.insert("torque_regressor".into(), json!(rows));
+        if let Some(frames) = sample.get("frames").and_then(Value::as_object) {
+            forward_kinematics(model, &mut ws, &q);
+            let mut out_frames = Map::new();
+            for name in frames.keys() {
+                let f = model
+                    .frame_by_name(name)
+                    .ok_or_else(|| EvalError::UnknownFrame { sample: s, frame: name.clone() })?;
+                let x = frame_placement(model, &ws, f);
+                let rot: Vec<Vec<f64>> = (0..3).map(|r| (0..3).map(|c| x.rot[(r, c)]).collect()).collect();
+                let local = jacobian_to_file(&map, frame_jacobian(model, &mut ws, f, JacobianFrame::Local));
+                let world = jacobian_to_file(&map, frame_jacobian(model, &mut ws, f, JacobianFrame::WorldAligned));
+                out_frames.insert(
+                    name.clone(),
+                    json!({"position": [x.trans.x, x.trans.y, x.trans.z], "rotation": rot,
+                           "jacobian_local": local, "jacobian_world_aligned": world}),
+                );
+            }
+            out.insert("frames".into(), Value::Object(out_frames));
+        }
+        out_samples.push(Value::Object(out));
+    }
+    let mut top = input.as_object().cloned().unwrap_or_default();
+    let params: Vec<f64> = map.bodies.iter().flat_map(|&b| model.bodies[b].inertia.parameters()).collect();
+    top.insert("inertial_parameters".into(), json!(params));
+    top.insert("generated_by".into(), json!(format!("passivity-lab {}", env!("CARGO_PKG_VERSION"))));
+    top.insert("samples".into(), Value::Array(out_samples));
+    Ok(Value::Object(top))
+}

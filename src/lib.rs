@@ -1,0 +1,9 @@
+//! passivity-lab: rigid-body dynamics, Coriolis factorizations and
+//! passivity-based control of robots loaded from URDF.
+//!
+//! Layers (dependencies point down): `algorithms` -> `model` -> `spatial`.
+
+pub mod algorithms;
+pub mod eval;
+pub mod model;
+pub mod spatial;

@@ -1,0 +1,153 @@
+//! Immutable description of a kinematic tree: bodies, joints, inertias and
+//! named frames (Featherstone 2008, ch. 4). Per-call buffers live in
+//! [`crate::algorithms::Workspace`], as in Pinocchio's Model/Data split.
+//!
+//! Conventions:
+//! - Bodies are numbered so that `parent(i) < i`; URDF fixed joints are merged
+//!   into the parent body, and links welded to the world are not bodies.
+//! - A body's frame is its joint frame (the URDF child-link frame).
+//! - The free root joint (always body 0 when present) has configuration
+//!   `[x, y, z, qx, qy, qz, qw]` (position in world, unit quaternion rotating
+//!   body to world coordinates) and 6 generalized speeds: the body-frame twist
+//!   in Featherstone order `[angular; linear]`.
+
+mod builtin;
+mod error;
+mod joint;
+mod urdf;
+
+pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
+pub use error::ModelError;
+pub use joint::{Joint, JointLimits};
+pub use urdf::RootJoint;
+
+use crate::spatial::{RigidInertia, Transform, Vec3};
+
+/// One moving body and the joint that connects it to its parent.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// Name of the URDF link that carries this body's frame.
+    pub name: String,
+    /// Name of the joint that moves this body.
+    pub joint_name: String,
+    /// Parent body, or `None` when the parent is the world (fixed base).
+    pub parent: Option<usize>,
+    pub joint: Joint,
+    /// Placement of the joint frame in the parent body frame (in the world
+    /// frame for a child of the world), at q = 0.
+    pub tree_placement: Transform,
+    /// Inertia in the body frame, fixed-jointed links merged in.
+    pub inertia: RigidInertia,
+    /// First index of this body's configuration in q.
+    pub q_index: usize,
+    /// First index of this body's speeds in v.
+    pub v_index: usize,
+    /// Joint limits from the URDF (infinite when absent).
+    pub limits: JointLimits,
+}
+
+/// What a named frame is attached to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    Link,
+    Joint,
+}
+
+/// A named frame rigidly attached to a body (or to the world).
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub name: String,
+    pub kind: FrameKind,
+    /// Body it is attached to; `None` for the world (fixed-base links).
+    pub body: Option<usize>,
+    /// Placement in the body frame (in the world frame if `body` is `None`).
+    pub placement: Transform,
+}
+
+/// A kinematic tree with its inertias and frames.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub bodies: Vec<Body>,
+    pub frames: Vec<Frame>,
+    /// Gravity acceleration in world coordinates (default [0, 0, -9.81]).
+    pub gravity: Vec3,
+    pub nq: usize,
+    pub nv: usize,
+    /// For each speed index, the body it belongs to.
+    pub dof_body: Vec<usize>,
+    /// For each speed index k, the previous speed index on the path to the
+    /// root (`None` at the root): iterating it visits every ancestor dof.
+    pub dof_parent: Vec<Option<usize>>,
+}
+
+/// Standard gravity in world coordinates.
+pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
+
+impl Model {
+    /// Builds a model from bodies (parents before children) and frames,
+    /// assigning q and v indices.
+    pub fn new(name: impl Into<String>, mut bodies: Vec<Body>, frames: Vec<Frame>) -> Self {
+        let (mut nq, mut nv) = (0, 0);
+        let mut dof_body = Vec::new();
+        let mut dof_parent = Vec::new();
+        for i in 0..bodies.len() {
+            debug_assert!(bodies[i].parent.is_none_or(|p| p < i), "bodies must be ordered parent first");
+            bodies[i].q_index = nq;
+            bodies[i].v_index = nv;
+            let last_of_parent = bodies[i].parent.map(|p| bodies[p].v_index + bodies[p].joint.nv() - 1);
+            for k in 0..bodies[i].joint.nv() {
+                dof_body.push(i);
+                dof_parent.push(if k == 0 { last_of_parent } else { Some(nv + k - 1) });
+            }
+            nq += bodies[i].joint.nq();
+            nv += bodies[i].joint.nv();
+        }
+        Model { name: name.into(), bodies, frames, gravity: STANDARD_GRAVITY, nq, nv, dof_body, dof_parent }
+    }
+
+    /// Number of moving bodies.
+    pub fn nbodies(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Whether body 0 has a free (6-DoF) joint.
+    pub fn has_free_root(&self) -> bool {
+        matches!(self.bodies.first().map(|b| &b.joint), Some(Joint::Free))
+    }
+
+    /// Index of the body whose joint has this name.
+    pub fn body_by_joint_name(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.joint_name == name)
+    }
+
+    /// Index of a frame by name (link frames first, then joint frames).
+    pub fn frame_by_name(&self, name: &str) -> Option<usize> {
+        let find = |kind| self.frames.iter().position(|f| f.kind == kind && f.name == name);
+        find(FrameKind::Link).or_else(|| find(FrameKind::Joint))
+    }
+
+    /// The neutral configuration: zero joint values, identity root orientation.
+    pub fn neutral_configuration(&self) -> Vec<f64> {
+        let mut q = vec![0.0; self.nq];
+        if self.has_free_root() {
+            q[6] = 1.0;
+        }
+        q
+    }
+
+    /// Whether body `a` is `b` or one of its ancestors.
+    pub fn is_ancestor_or_self(&self, a: usize, b: usize) -> bool {
+        let mut k = Some(b);
+        while let Some(i) = k {
+            if i == a {
+                return true;
+            }
+            if i < a {
+                return false;
+            }
+            k = self.bodies[i].parent;
+        }
+        false
+    }
+}

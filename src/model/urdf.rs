@@ -1,0 +1,283 @@
+//! URDF loading (urdf-rs) into a [`Model`]: fixed joints merged into their
+//! parent body, mimic tags ignored, every number validated.
+
+use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
+use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// How the URDF root link is attached to the world.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RootJoint {
+    /// The root link is welded to the world.
+    #[default]
+    Fixed,
+    /// The root link floats: a 6-DoF free joint named `root_joint`.
+    Free,
+}
+
+impl Model {
+    /// Loads a URDF file.
+    pub fn from_urdf_file(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io { file: path.to_path_buf(), source })?;
+        Self::from_urdf_str(&text, path, root)
+    }
+
+    /// Loads URDF text; `file` is only used to name the source in errors.
+    pub fn from_urdf_str(text: &str, file: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
+        let file = file.as_ref().to_path_buf();
+        let robot = urdf_rs::read_from_string(text)
+            .map_err(|e| ModelError::Malformed { file: file.clone(), message: e.to_string() })?;
+        Builder { file, robot: &robot }.build(root)
+    }
+}
+
+struct Builder<'a> {
+    file: PathBuf,
+    robot: &'a urdf_rs::Robot,
+}
+
+fn finite(v: &[f64]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+fn pose_transform(p: &urdf_rs::Pose) -> Transform {
+    Transform::new(rpy_to_matrix(p.rpy.0), Vec3::from(p.xyz.0))
+}
+
+impl Builder<'_> {
+    fn build(&self, root: RootJoint) -> Result<Model, ModelError> {
+        let file = &self.file;
+        let links = &self.robot.links;
+        let joints = &self.robot.joints;
+
+        let mut link_index = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            if link_index.insert(l.name.as_str(), i).is_some() {
+                return Err(ModelError::DuplicateName { file: file.clone(), element: "link", name: l.name.clone() });
+            }
+        }
+        let mut joint_names = HashMap::new();
+        for j in joints {
+            if joint_names.insert(j.name.as_str(), ()).is_some() {
+                return Err(ModelError::DuplicateName { file: file.clone(), element: "joint", name: j.name.clone() });
+            }
+        }
+
+        // Tree structure: parent joint of every link, child joints of every link.
+        let mut parent_joint: Vec<Option<usize>> = vec![None; links.len()];
+        let mut child_joints: Vec<Vec<usize>> = vec![Vec::new(); links.len()];
+        for (ji, j) in joints.iter().enumerate() {
+            let find = |name: &str, role| {
+                link_index.get(name).copied().ok_or_else(|| ModelError::MissingLink {
+                    file: file.clone(),
+                    joint: j.name.clone(),
+                    role,
+                    link: name.to_string(),
+                })
+            };
+            let p = find(&j.parent.link, "parent")?;
+            let c = find(&j.child.link, "child")?;
+            if let Some(first) = parent_joint[c] {
+                return Err(ModelError::TwoParents {
+                    file: file.clone(),
+                    link: links[c].name.clone(),
+                    first: joints[first].name.clone(),
+                    second: j.name.clone(),
+                });
+            }
+            parent_joint[c] = Some(ji);
+            child_joints[p].push(ji);
+            self.validate_joint(j)?;
+        }
+        for l in links {
+            self.validate_link(l)?;
+        }
+        let roots: Vec<usize> = (0..links.len()).filter(|&i| parent_joint[i].is_none()).collect();
+        let root_link = match roots.as_slice() {
+            [r] => *r,
+            [] => {
+                let name = links.first().map(|l| l.name.clone()).unwrap_or_default();
+                return Err(ModelError::Loop { file: file.clone(), link: name });
+            }
+            many => {
+                return Err(ModelError::NotOneRoot {
+                    file: file.clone(),
+                    count: many.len(),
+                    names: many.iter().map(|&i| format!("'{}'", links[i].name)).collect::<Vec<_>>().join(", "),
+                })
+            }
+        };
+
+        // Depth-first traversal: every link gets a body (None = world) and a
+        // placement in that body's frame.
+        let mut bodies: Vec<Body> = Vec::new();
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut attached: Vec<Option<(Option<usize>, Transform)>> = vec![None; links.len()];
+        let root_body = if root == RootJoint::Free {
+            bodies.push(Body {
+                name: links[root_link].name.clone(),
+                joint_name: "root_joint".into(),
+                parent: None,
+                joint: Joint::Free,
+                tree_placement: Transform::identity(),
+                inertia: self.link_inertia(&links[root_link]),
+                q_index: 0,
+                v_index: 0,
+                limits: JointLimits::default(),
+            });
+            Some(0)
+        } else {
+            None
+        };
+        attached[root_link] = Some((root_body, Transform::identity()));
+        frames.push(Frame {
+            name: links[root_link].name.clone(),
+            kind: FrameKind::Link,
+            body: root_body,
+            placement: Transform::identity(),
+        });
+        let mut stack: Vec<usize> = child_joints[root_link].iter().rev().copied().collect();
+        while let Some(ji) = stack.pop() {
+            let j = &joints[ji];
+            let p = link_index[j.parent.link.as_str()];
+            let c = link_index[j.child.link.as_str()];
+            let (p_body, p_place) = attached[p].expect("parent visited before child");
+            let origin = p_place.compose(&pose_transform(&j.origin));
+            let (c_body, c_place) = match self.joint_model(j) {
+                None => {
+                    if let Some(b) = p_body {
+                        bodies[b].inertia += self.link_inertia(&links[c]).transformed(&origin);
+                    }
+                    (p_body, origin)
+                }
+                Some(joint) => {
+                    bodies.push(Body {
+                        name: links[c].name.clone(),
+                        joint_name: j.name.clone(),
+                        parent: p_body,
+                        joint,
+                        tree_placement: origin,
+                        inertia: self.link_inertia(&links[c]),
+                        q_index: 0,
+                        v_index: 0,
+                        limits: JointLimits {
+                            lower: j.limit.lower,
+                            upper: j.limit.upper,
+                            effort: j.limit.effort,
+                            velocity: j.limit.velocity,
+                        },
+                    });
+                    (Some(bodies.len() - 1), Transform::identity())
+                }
+            };
+            attached[c] = Some((c_body, c_place));
+            frames.push(Frame { name: links[c].name.clone(), kind: FrameKind::Link, body: c_body, placement: c_place });
+            frames.push(Frame { name: j.name.clone(), kind: FrameKind::Joint, body: c_body, placement: c_place });
+            stack.extend(child_joints[c].iter().rev());
+        }
+        if let Some(unreached) = attached.iter().position(|a| a.is_none()) {
+            return Err(ModelError::Loop { file: file.clone(), link: links[unreached].name.clone() });
+        }
+        if bodies.is_empty() {
+            return Err(ModelError::NoMovingBody { file: file.clone() });
+        }
+        Ok(Model::new(self.robot.name.clone(), bodies, frames))
+    }
+
+    /// The joint model of a URDF joint, `None` for a fixed joint.
+    fn joint_model(&self, j: &urdf_rs::Joint) -> Option<Joint> {
+        let axis = Vec3::from(j.axis.xyz.0).normalize();
+        match j.joint_type {
+            urdf_rs::JointType::Revolute | urdf_rs::JointType::Continuous => Some(Joint::Revolute { axis }),
+            urdf_rs::JointType::Prismatic => Some(Joint::Prismatic { axis }),
+            _ => None,
+        }
+    }
+
+    fn validate_joint(&self, j: &urdf_rs::Joint) -> Result<(), ModelError> {
+        let file = &self.file;
+        let non_finite =
+            |field| ModelError::NonFinite { file: file.clone(), element: "joint", name: j.name.clone(), field };
+        use urdf_rs::JointType as T;
+        match j.joint_type {
+            T::Revolute | T::Continuous | T::Prismatic | T::Fixed => {}
+            ref other => {
+                return Err(ModelError::UnsupportedJoint {
+                    file: file.clone(),
+                    joint: j.name.clone(),
+                    kind: format!("{other:?}").to_lowercase(),
+                })
+            }
+        }
+        if !finite(&j.origin.xyz.0) {
+            return Err(non_finite("origin xyz"));
+        }
+        if !finite(&j.origin.rpy.0) {
+            return Err(non_finite("origin rpy"));
+        }
+        if j.joint_type != T::Fixed {
+            if !finite(&j.axis.xyz.0) {
+                return Err(non_finite("axis xyz"));
+            }
+            if Vec3::from(j.axis.xyz.0).norm() < 1e-12 {
+                return Err(ModelError::ZeroAxis { file: file.clone(), joint: j.name.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_link(&self, l: &urdf_rs::Link) -> Result<(), ModelError> {
+        let file = &self.file;
+        let non_finite =
+            |field| ModelError::NonFinite { file: file.clone(), element: "link", name: l.name.clone(), field };
+        let inr = &l.inertial;
+        if !finite(&inr.origin.xyz.0) {
+            return Err(non_finite("inertial origin xyz"));
+        }
+        if !finite(&inr.origin.rpy.0) {
+            return Err(non_finite("inertial origin rpy"));
+        }
+        if !inr.mass.value.is_finite() {
+            return Err(non_finite("mass"));
+        }
+        let i = &inr.inertia;
+        if !finite(&[i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz]) {
+            return Err(non_finite("inertia"));
+        }
+        if inr.mass.value < 0.0 {
+            return Err(ModelError::NegativeMass { file: file.clone(), link: l.name.clone(), mass: inr.mass.value });
+        }
+        let invalid = |reason: String| ModelError::InvalidInertia { file: file.clone(), link: l.name.clone(), reason };
+        let mut eig: Vec<f64> = inertia_matrix(i).symmetric_eigenvalues().iter().copied().collect();
+        eig.sort_by(f64::total_cmp);
+        // Tolerance relative to the inertia's size, for values rounded in files.
+        let tol = 1e-9 * eig[2].abs().max(1e-12);
+        if eig[0] < -tol {
+            return Err(invalid(format!("principal moment {:.6e} is negative", eig[0])));
+        }
+        if eig[0] + eig[1] < eig[2] - tol {
+            return Err(invalid(format!(
+                "principal moments {:.6e}, {:.6e}, {:.6e} violate the triangle inequality",
+                eig[0], eig[1], eig[2]
+            )));
+        }
+        Ok(())
+    }
+
+    /// Link inertia in the link frame.
+    fn link_inertia(&self, l: &urdf_rs::Link) -> RigidInertia {
+        let inr = &l.inertial;
+        let r = rpy_to_matrix(inr.origin.rpy.0);
+        RigidInertia::from_com(
+            inr.mass.value,
+            Vec3::from(inr.origin.xyz.0),
+            r * inertia_matrix(&inr.inertia) * r.transpose(),
+        )
+    }
+}
+
+fn inertia_matrix(i: &urdf_rs::Inertia) -> Mat3 {
+    Mat3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz)
+}

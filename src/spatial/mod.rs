@@ -1,0 +1,22 @@
+//! 6-D spatial algebra (Featherstone, "Rigid Body Dynamics Algorithms", ch. 2).
+//!
+//! Every spatial vector in the core is in Featherstone order `[angular; linear]`.
+//! Motion vectors (velocities, accelerations, joint axes) are [`Motion`];
+//! force vectors (forces, momenta) are [`Force`]. Rigid transforms are stored
+//! as a rotation and a translation ([`Transform`]), never as dense 6x6 matrices.
+
+mod inertia;
+mod matrix6;
+mod transform;
+mod vectors;
+
+pub use inertia::RigidInertia;
+pub use matrix6::{force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6, tr_mul_motion, Matrix6};
+pub use transform::{axis_angle, quaternion_to_matrix, rpy_to_matrix};
+pub use transform::Transform;
+pub use vectors::{Force, Motion};
+
+/// 3-D vector of the core (f64).
+pub type Vec3 = nalgebra::Vector3<f64>;
+/// 3x3 matrix of the core (f64).
+pub type Mat3 = nalgebra::Matrix3<f64>;

@@ -1,0 +1,156 @@
+//! Spatial motion and force vectors and their cross products
+//! (Featherstone 2008, eqs. 2.31-2.33; seed 000 eqs. 7-9).
+
+use super::Vec3;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// A spatial motion vector `[angular; linear]` (velocity, acceleration, joint axis).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    pub ang: Vec3,
+    pub lin: Vec3,
+}
+
+/// A spatial force vector `[moment; force]` (wrench, momentum).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Force {
+    pub ang: Vec3,
+    pub lin: Vec3,
+}
+
+impl Motion {
+    pub const fn new(ang: Vec3, lin: Vec3) -> Self {
+        Self { ang, lin }
+    }
+    pub fn zero() -> Self {
+        Self::default()
+    }
+    /// Component `i` of `[angular; linear]`.
+    #[inline]
+    pub fn get(&self, i: usize) -> f64 {
+        if i < 3 {
+            self.ang[i]
+        } else {
+            self.lin[i - 3]
+        }
+    }
+    /// Unit vector `e_i` of `[angular; linear]`.
+    pub fn unit(i: usize) -> Self {
+        let mut m = Self::zero();
+        if i < 3 {
+            m.ang[i] = 1.0;
+        } else {
+            m.lin[i - 3] = 1.0;
+        }
+        m
+    }
+    /// Motion-motion cross product `self x m` (Featherstone eq. 2.31).
+    #[inline]
+    pub fn cross(&self, m: &Motion) -> Motion {
+        Motion {
+            ang: self.ang.cross(&m.ang),
+            lin: self.ang.cross(&m.lin) + self.lin.cross(&m.ang),
+        }
+    }
+    /// Motion-force cross product `self x* f` (Featherstone eq. 2.32).
+    #[inline]
+    pub fn cross_force(&self, f: &Force) -> Force {
+        Force {
+            ang: self.ang.cross(&f.ang) + self.lin.cross(&f.lin),
+            lin: self.ang.cross(&f.lin),
+        }
+    }
+    /// Power pairing `self . f`.
+    #[inline]
+    pub fn dot(&self, f: &Force) -> f64 {
+        self.ang.dot(&f.ang) + self.lin.dot(&f.lin)
+    }
+    /// Whether every component is finite.
+    pub fn is_finite(&self) -> bool {
+        self.ang.iter().chain(self.lin.iter()).all(|x| x.is_finite())
+    }
+}
+
+impl Force {
+    pub const fn new(ang: Vec3, lin: Vec3) -> Self {
+        Self { ang, lin }
+    }
+    pub fn zero() -> Self {
+        Self::default()
+    }
+    /// Component `i` of `[angular; linear]`.
+    #[inline]
+    pub fn get(&self, i: usize) -> f64 {
+        if i < 3 {
+            self.ang[i]
+        } else {
+            self.lin[i - 3]
+        }
+    }
+}
+
+macro_rules! impl_linear_ops {
+    ($t:ident) => {
+        impl Add for $t {
+            type Output = $t;
+            #[inline]
+            fn add(self, o: $t) -> $t {
+                $t { ang: self.ang + o.ang, lin: self.lin + o.lin }
+            }
+        }
+        impl Sub for $t {
+            type Output = $t;
+            #[inline]
+            fn sub(self, o: $t) -> $t {
+                $t { ang: self.ang - o.ang, lin: self.lin - o.lin }
+            }
+        }
+        impl AddAssign for $t {
+            #[inline]
+            fn add_assign(&mut self, o: $t) {
+                self.ang += o.ang;
+                self.lin += o.lin;
+            }
+        }
+        impl SubAssign for $t {
+            #[inline]
+            fn sub_assign(&mut self, o: $t) {
+                self.ang -= o.ang;
+                self.lin -= o.lin;
+            }
+        }
+        impl Neg for $t {
+            type Output = $t;
+            #[inline]
+            fn neg(self) -> $t {
+                $t { ang: -self.ang, lin: -self.lin }
+            }
+        }
+        impl Mul<f64> for $t {
+            type Output = $t;
+            #[inline]
+            fn mul(self, s: f64) -> $t {
+                $t { ang: self.ang * s, lin: self.lin * s }
+            }
+        }
+    };
+}
+impl_linear_ops!(Motion);
+impl_linear_ops!(Force);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cross_products_are_adjoint() {
+        // (v x)^T = -(v x*): w . (v x* f) = -(v x w) . f  (seed 000 eq. 9)
+        let v = Motion::new(Vec3::new(0.3, -1.2, 0.7), Vec3::new(2.0, 0.1, -0.4));
+        let w = Motion::new(Vec3::new(-0.5, 0.9, 1.1), Vec3::new(0.2, -0.8, 0.6));
+        let f = Force::new(Vec3::new(1.5, 0.4, -0.2), Vec3::new(-0.3, 0.6, 0.9));
+        let lhs = w.dot(&v.cross_force(&f));
+        let rhs = -v.cross(&w).dot(&f);
+        assert!((lhs - rhs).abs() < 1e-14, "{lhs} vs {rhs}");
+        assert!(v.cross(&v).ang.norm() + v.cross(&v).lin.norm() < 1e-15);
+    }
+}
