@@ -5,5 +5,6 @@
 
 pub mod algorithms;
 pub mod eval;
+pub mod io;
 pub mod model;
 pub mod spatial;

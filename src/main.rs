@@ -1,1 +1,14 @@
-fn main() {}
+//! The `passivity-lab` command line: the binary edge, where errors become
+//! messages (anyhow) and exit codes.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    match cli::run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -2,15 +2,26 @@
 //! Table 7.1), in world coordinates so that articulated inertias are summed
 //! without transforms (as in Pinocchio 3).
 
-use super::kinematics::{body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia};
+use super::kinematics::{
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+};
 use super::Workspace;
 use crate::model::{Joint, Model};
 use crate::spatial::{mul_motion, to_vec6, Force, Matrix6, Motion};
 use nalgebra::{DVector, Matrix6 as M6, Vector6};
 
 /// Forward dynamics qddot = H^-1 (tau - C v - g), left in `ws.ddq`.
-pub fn aba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], tau: &[f64]) -> &'w DVector<f64> {
-    assert!(q.len() == model.nq && v.len() == model.nv && tau.len() == model.nv, "aba: wrong input sizes");
+pub fn aba<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    tau: &[f64],
+) -> &'w DVector<f64> {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv && tau.len() == model.nv,
+        "aba: wrong input sizes"
+    );
     let n = model.nbodies();
     // Pass 1: velocities, velocity-product accelerations c_i, bias forces p_i.
     for i in 0..n {
@@ -33,7 +44,10 @@ pub fn aba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], tau: 
         let k = body.v_index;
         let ia = ws.body_matrices[i];
         let u_vec = ia * to_vec6(&ws.axes[k]);
-        let u = Force::new(u_vec.fixed_rows::<3>(0).into(), u_vec.fixed_rows::<3>(3).into());
+        let u = Force::new(
+            u_vec.fixed_rows::<3>(0).into(),
+            u_vec.fixed_rows::<3>(3).into(),
+        );
         let d = ws.axes[k].dot(&u);
         let uu = tau[k] - ws.axes[k].dot(&ws.forces[i]);
         ws.dof_forces[k] = u;
@@ -55,7 +69,9 @@ pub fn aba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], tau: 
         match body.joint {
             Joint::Free => solve_free_root(ws, i, k, a_in, tau),
             _ => {
-                let qdd = (ws.dof_scalars[model.nv + k] - ws.dof_forces[k].ang.dot(&a_in.ang) - ws.dof_forces[k].lin.dot(&a_in.lin))
+                let qdd = (ws.dof_scalars[model.nv + k]
+                    - ws.dof_forces[k].ang.dot(&a_in.ang)
+                    - ws.dof_forces[k].lin.dot(&a_in.lin))
                     / ws.dof_scalars[k];
                 ws.ddq[k] = qdd;
                 ws.accelerations[i] = a_in + ws.axes[k] * qdd;
@@ -76,7 +92,10 @@ fn solve_free_root(ws: &mut Workspace, i: usize, k: usize, a_in: Motion, tau: &[
     let pa6 = Vector6::new(pa.ang.x, pa.ang.y, pa.ang.z, pa.lin.x, pa.lin.y, pa.lin.z);
     let rhs = Vector6::from_fn(|r, _| tau[k + r]) - phi.tr_mul(&pa6);
     let d = phi.tr_mul(&(ia * phi));
-    let qdd = d.cholesky().map(|c| c.solve(&rhs)).unwrap_or_else(|| Vector6::repeat(f64::NAN));
+    let qdd = d
+        .cholesky()
+        .map(|c| c.solve(&rhs))
+        .unwrap_or_else(|| Vector6::repeat(f64::NAN));
     let mut a = a_in;
     for c in 0..6 {
         ws.ddq[k + c] = qdd[c];

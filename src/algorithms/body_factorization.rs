@@ -2,7 +2,10 @@
 //! v x* (I v) (seed 000 eqs. 10-12, Definition 4). Each admissible choice
 //! used in Algorithm 1 gives an admissible Coriolis matrix (seed 000 Prop. 1).
 
-use crate::spatial::{force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, Force, Matrix6, Motion, RigidInertia};
+use crate::spatial::{
+    force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, Force, Matrix6, Motion,
+    RigidInertia,
+};
 
 /// A body-level factorization B(v, I) with B(v, I) v = v x* (I v) and
 /// B + B^T = d/dt I (seed 000 Definition 4).
@@ -24,11 +27,13 @@ impl BodyFactorization {
         match self {
             // 1/2 (I_dot + (I v) xbar*), since I_dot = (v x*) I - I (v x).
             BodyFactorization::ChristoffelConsistent => {
-                (inertia.derivative(v).to_matrix() + force_cross_bar_matrix(&inertia.mul_motion(v))) * 0.5
+                (inertia.derivative(v).to_matrix() + force_cross_bar_matrix(&inertia.mul_motion(v)))
+                    * 0.5
             }
             BodyFactorization::Classic => force_cross_matrix(v) * inertia.to_matrix(),
             BodyFactorization::Alternate => {
-                force_cross_bar_matrix(&inertia.mul_motion(v)) - inertia.to_matrix() * motion_cross_matrix(v)
+                force_cross_bar_matrix(&inertia.mul_motion(v))
+                    - inertia.to_matrix() * motion_cross_matrix(v)
             }
         }
     }
@@ -40,7 +45,9 @@ impl BodyFactorization {
         let iw = inertia.mul_motion(w);
         let i_vxw = inertia.mul_motion(&v.cross(w));
         match self {
-            BodyFactorization::ChristoffelConsistent => (v.cross_force(&iw) + w.cross_force(&iv) - i_vxw) * 0.5,
+            BodyFactorization::ChristoffelConsistent => {
+                (v.cross_force(&iw) + w.cross_force(&iv) - i_vxw) * 0.5
+            }
             BodyFactorization::Classic => v.cross_force(&iw),
             BodyFactorization::Alternate => w.cross_force(&iv) - i_vxw,
         }
@@ -63,14 +70,27 @@ mod tests {
         let w = Motion::new(Vec3::new(-0.4, 0.6, 1.2), Vec3::new(0.1, -0.3, 0.8));
         let idot = inertia.derivative(&v).to_matrix();
         let expect = v.cross_force(&inertia.mul_motion(&v));
-        for b in [BodyFactorization::ChristoffelConsistent, BodyFactorization::Classic, BodyFactorization::Alternate] {
+        for b in [
+            BodyFactorization::ChristoffelConsistent,
+            BodyFactorization::Classic,
+            BodyFactorization::Alternate,
+        ] {
             let m = b.matrix(&inertia, &v);
             let bv = mul_motion(&m, &v);
-            assert!((bv.ang - expect.ang).norm() + (bv.lin - expect.lin).norm() < 1e-13, "{b:?}: B v");
-            assert!((m + m.transpose() - idot).norm() < 1e-13, "{b:?}: B + B^T = I_dot");
+            assert!(
+                (bv.ang - expect.ang).norm() + (bv.lin - expect.lin).norm() < 1e-13,
+                "{b:?}: B v"
+            );
+            assert!(
+                (m + m.transpose() - idot).norm() < 1e-13,
+                "{b:?}: B + B^T = I_dot"
+            );
             let bw = mul_motion(&m, &w);
             let aw = b.apply(&inertia, &v, &w);
-            assert!((bw.ang - aw.ang).norm() + (bw.lin - aw.lin).norm() < 1e-13, "{b:?}: apply");
+            assert!(
+                (bw.ang - aw.ang).norm() + (bw.lin - aw.lin).norm() < 1e-13,
+                "{b:?}: apply"
+            );
         }
     }
 }

@@ -16,24 +16,46 @@ use nalgebra::DMatrix;
 
 /// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`.
 /// With [`BodyFactorization::ChristoffelConsistent`] it is C*.
-pub fn coriolis_matrix<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) -> &'w DMatrix<f64> {
+pub fn coriolis_matrix<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    b: BodyFactorization,
+) -> &'w DMatrix<f64> {
     algorithm1::<false>(model, ws, q, v, b);
     &ws.coriolis
 }
 
 /// C(q, v), H(q) and dH/dt together (seed 000 Algorithm 1), left in
 /// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`.
-pub fn coriolis_matrix_and_derivatives(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) {
+pub fn coriolis_matrix_and_derivatives(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    b: BodyFactorization,
+) {
     algorithm1::<true>(model, ws, q, v, b);
 }
 
-fn algorithm1<const WITH_H: bool>(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], b: BodyFactorization) {
-    assert!(q.len() == model.nq && v.len() == model.nv, "coriolis_matrix: wrong input sizes");
+fn algorithm1<const WITH_H: bool>(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    b: BodyFactorization,
+) {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv,
+        "coriolis_matrix: wrong input sizes"
+    );
     // Lines 1-7: velocities, Phi_dot, and the body terms I_i, B_i.
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        let vi =
+            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
         ws.velocities[i] = vi;
         let body = &model.bodies[i];
         for k in body.v_index..body.v_index + body.joint.nv() {

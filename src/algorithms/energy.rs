@@ -7,12 +7,16 @@ use crate::spatial::Motion;
 
 /// Kinetic energy T = 1/2 sum_i v_i . I_i v_i = 1/2 v^T H v.
 pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
-    assert!(q.len() == model.nq && v.len() == model.nv, "kinetic_energy: wrong input sizes");
+    assert!(
+        q.len() == model.nq && v.len() == model.nv,
+        "kinetic_energy: wrong input sizes"
+    );
     let mut t = 0.0;
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        let vi =
+            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
         ws.velocities[i] = vi;
         t += 0.5 * vi.dot(&inertia.mul_motion(&vi));
     }

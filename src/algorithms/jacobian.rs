@@ -27,7 +27,12 @@ pub fn frame_placement(model: &Model, ws: &Workspace, frame: usize) -> Transform
 /// Jacobian of frame `frame` (6 x nv, rows `[angular; linear]`): the twist of
 /// the frame at its origin is J v. Needs `forward_kinematics`; left in
 /// `ws.jacobian`.
-pub fn frame_jacobian<'w>(model: &Model, ws: &'w mut Workspace, frame: usize, axes: JacobianFrame) -> &'w DMatrix<f64> {
+pub fn frame_jacobian<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    frame: usize,
+    axes: JacobianFrame,
+) -> &'w DMatrix<f64> {
     let x = frame_placement(model, ws, frame);
     ws.jacobian.fill(0.0);
     let Some(body) = model.frames[frame].body else {

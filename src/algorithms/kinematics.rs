@@ -48,7 +48,11 @@ pub(crate) fn world_inertia(model: &Model, ws: &mut Workspace, i: usize) -> Rigi
         - ph
         - ph.transpose()
         - p * p.transpose() * m;
-    let inertia = RigidInertia { mass: m, h: h + p * m, ibar };
+    let inertia = RigidInertia {
+        mass: m,
+        h: h + p * m,
+        ibar,
+    };
     ws.inertias[i] = inertia;
     inertia
 }

@@ -2,7 +2,9 @@
 //! Hollerbach 1986): the Newton-Euler equation f = I a + v x* (I v) of each
 //! body is linear in its 10 inertial parameters, and tau_k = Phi_k . f.
 
-use super::kinematics::{body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion};
+use super::kinematics::{
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
+};
 use super::Workspace;
 use crate::model::Model;
 use crate::spatial::{Force, Mat3, Motion, Vec3};
@@ -47,14 +49,25 @@ fn body_regressor(v: &Motion, a: &Motion) -> [Force; PARAMETERS_PER_BODY] {
 
 /// Y(q, v, a), nv x 10 nbodies (column block i = body i's parameters in its
 /// own frame), with gravity; left in `ws.regressor`.
-pub fn joint_torque_regressor<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], a: &[f64]) -> &'w DMatrix<f64> {
-    assert!(q.len() == model.nq && v.len() == model.nv && a.len() == model.nv, "joint_torque_regressor: wrong input sizes");
+pub fn joint_torque_regressor<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+) -> &'w DMatrix<f64> {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv && a.len() == model.nv,
+        "joint_torque_regressor: wrong input sizes"
+    );
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let vj = joint_motion(model, ws, i, v);
         let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
-        let ai = parent_motion(model, &ws.accelerations, i, a0) + joint_motion(model, ws, i, a) + vi.cross(&vj);
+        let ai = parent_motion(model, &ws.accelerations, i, a0)
+            + joint_motion(model, ws, i, a)
+            + vi.cross(&vj);
         ws.velocities[i] = vi;
         ws.accelerations[i] = ai;
         let x = ws.placements[i];

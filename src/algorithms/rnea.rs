@@ -1,15 +1,26 @@
 //! Recursive Newton-Euler algorithm (Featherstone 2008, Table 5.1; seed 003),
 //! in world coordinates.
 
-use super::kinematics::{body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia};
+use super::kinematics::{
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+};
 use super::Workspace;
 use crate::model::Model;
 use crate::spatial::Motion;
 use nalgebra::DVector;
 
 /// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`.
-pub fn rnea<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], a: &[f64]) -> &'w DVector<f64> {
-    assert!(q.len() == model.nq && v.len() == model.nv && a.len() == model.nv, "rnea: wrong input sizes");
+pub fn rnea<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+) -> &'w DVector<f64> {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv && a.len() == model.nv,
+        "rnea: wrong input sizes"
+    );
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -28,7 +39,11 @@ pub fn rnea<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64], v: &[f64], a: &
 }
 
 /// Generalized gravity g(q) = rnea(q, 0, 0), left in `ws.tau`.
-pub fn generalized_gravity<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DVector<f64> {
+pub fn generalized_gravity<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+) -> &'w DVector<f64> {
     assert_eq!(q.len(), model.nq, "generalized_gravity: wrong input size");
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {

@@ -4,7 +4,9 @@
 //! and eq. 19), with reference accelerations propagated as
 //! a_r,i = a_r,p + Phi_i a_r + (v_i x Phi_i) v_r.
 
-use super::kinematics::{body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia};
+use super::kinematics::{
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+};
 use super::rnea::backward_torques;
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
@@ -23,15 +25,21 @@ pub fn slotine_li_torque<'w>(
     b: BodyFactorization,
 ) -> &'w DVector<f64> {
     let nv = model.nv;
-    assert!(q.len() == model.nq && v.len() == nv && v_r.len() == nv && a_r.len() == nv, "slotine_li_torque: wrong input sizes");
+    assert!(
+        q.len() == model.nq && v.len() == nv && v_r.len() == nv && a_r.len() == nv,
+        "slotine_li_torque: wrong input sizes"
+    );
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        let vi =
+            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
         let vr_joint = joint_motion(model, ws, i, v_r);
         let vri = parent_motion(model, &ws.body_motions, i, Motion::zero()) + vr_joint;
-        let ari = parent_motion(model, &ws.body_motions2, i, a0) + joint_motion(model, ws, i, a_r) + vi.cross(&vr_joint);
+        let ari = parent_motion(model, &ws.body_motions2, i, a0)
+            + joint_motion(model, ws, i, a_r)
+            + vi.cross(&vr_joint);
         ws.velocities[i] = vi;
         ws.body_motions[i] = vri;
         ws.body_motions2[i] = ari;

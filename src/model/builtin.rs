@@ -5,7 +5,14 @@ use super::{Body, Frame, FrameKind, Joint, JointLimits, Model};
 use crate::spatial::{axis_angle, Mat3, RigidInertia, Transform, Vec3};
 use rand::{Rng, SeedableRng};
 
-fn body(name: &str, joint_name: &str, parent: Option<usize>, joint: Joint, tree_placement: Transform, inertia: RigidInertia) -> Body {
+fn body(
+    name: &str,
+    joint_name: &str,
+    parent: Option<usize>,
+    joint: Joint,
+    tree_placement: Transform,
+    inertia: RigidInertia,
+) -> Body {
     Body {
         name: name.into(),
         joint_name: joint_name.into(),
@@ -24,7 +31,12 @@ fn body_frames(bodies: &[Body]) -> Vec<Frame> {
     bodies
         .iter()
         .enumerate()
-        .map(|(i, b)| Frame { name: b.name.clone(), kind: FrameKind::Link, body: Some(i), placement: Transform::identity() })
+        .map(|(i, b)| Frame {
+            name: b.name.clone(),
+            kind: FrameKind::Link,
+            body: Some(i),
+            placement: Transform::identity(),
+        })
         .collect()
 }
 
@@ -33,9 +45,30 @@ fn body_frames(bodies: &[Body]) -> Vec<Frame> {
 pub fn point_mass(mass: f64) -> Model {
     let massless = RigidInertia::zero();
     let bodies = vec![
-        body("carriage_x", "x", None, Joint::Prismatic { axis: Vec3::x() }, Transform::identity(), massless),
-        body("carriage_y", "y", Some(0), Joint::Prismatic { axis: Vec3::y() }, Transform::identity(), massless),
-        body("mass", "z", Some(1), Joint::Prismatic { axis: Vec3::z() }, Transform::identity(), RigidInertia::from_com(mass, Vec3::zeros(), Mat3::zeros())),
+        body(
+            "carriage_x",
+            "x",
+            None,
+            Joint::Prismatic { axis: Vec3::x() },
+            Transform::identity(),
+            massless,
+        ),
+        body(
+            "carriage_y",
+            "y",
+            Some(0),
+            Joint::Prismatic { axis: Vec3::y() },
+            Transform::identity(),
+            massless,
+        ),
+        body(
+            "mass",
+            "z",
+            Some(1),
+            Joint::Prismatic { axis: Vec3::z() },
+            Transform::identity(),
+            RigidInertia::from_com(mass, Vec3::zeros(), Mat3::zeros()),
+        ),
     ];
     let frames = body_frames(&bodies);
     Model::new("point_mass", bodies, frames)
@@ -46,15 +79,38 @@ pub fn point_mass(mass: f64) -> Model {
 pub fn planar_two_link_arm(m1: f64, m2: f64, l1: f64, l2: f64) -> Model {
     let rod = |m: f64, l: f64| {
         let i = m * l * l / 12.0;
-        RigidInertia::from_com(m, Vec3::new(l / 2.0, 0.0, 0.0), Mat3::from_diagonal(&Vec3::new(1e-6 * i, i, i)))
+        RigidInertia::from_com(
+            m,
+            Vec3::new(l / 2.0, 0.0, 0.0),
+            Mat3::from_diagonal(&Vec3::new(1e-6 * i, i, i)),
+        )
     };
     let z = Vec3::z();
     let bodies = vec![
-        body("link1", "joint1", None, Joint::Revolute { axis: z }, Transform::identity(), rod(m1, l1)),
-        body("link2", "joint2", Some(0), Joint::Revolute { axis: z }, Transform::new(Mat3::identity(), Vec3::new(l1, 0.0, 0.0)), rod(m2, l2)),
+        body(
+            "link1",
+            "joint1",
+            None,
+            Joint::Revolute { axis: z },
+            Transform::identity(),
+            rod(m1, l1),
+        ),
+        body(
+            "link2",
+            "joint2",
+            Some(0),
+            Joint::Revolute { axis: z },
+            Transform::new(Mat3::identity(), Vec3::new(l1, 0.0, 0.0)),
+            rod(m2, l2),
+        ),
     ];
     let mut frames = body_frames(&bodies);
-    frames.push(Frame { name: "tip".into(), kind: FrameKind::Link, body: Some(1), placement: Transform::new(Mat3::identity(), Vec3::new(l2, 0.0, 0.0)) });
+    frames.push(Frame {
+        name: "tip".into(),
+        kind: FrameKind::Link,
+        body: Some(1),
+        placement: Transform::new(Mat3::identity(), Vec3::new(l2, 0.0, 0.0)),
+    });
     Model::new("planar_two_link_arm", bodies, frames)
 }
 
@@ -71,7 +127,11 @@ pub struct RandomTreeOptions {
 
 fn random_unit(rng: &mut impl Rng) -> Vec3 {
     loop {
-        let v = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
         let n = v.norm();
         if n > 0.1 && n <= 1.0 {
             return v / n;
@@ -84,7 +144,11 @@ fn random_inertia(rng: &mut impl Rng) -> RigidInertia {
     let mut inertia = RigidInertia::zero();
     for _ in 0..4 {
         let m = rng.random_range(0.1..1.0);
-        let p = Vec3::new(rng.random_range(-0.3..0.3), rng.random_range(-0.3..0.3), rng.random_range(-0.3..0.3));
+        let p = Vec3::new(
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+        );
         inertia += RigidInertia::from_com(m, p, Mat3::identity() * (0.004 * m));
     }
     inertia
@@ -96,18 +160,44 @@ pub fn random_tree(options: RandomTreeOptions, seed: u64) -> Model {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let mut bodies = Vec::new();
     if options.free_root {
-        bodies.push(body("root", "root_joint", None, Joint::Free, Transform::identity(), random_inertia(&mut rng)));
+        bodies.push(body(
+            "root",
+            "root_joint",
+            None,
+            Joint::Free,
+            Transform::identity(),
+            random_inertia(&mut rng),
+        ));
     }
     for k in 0..options.joints {
         let n = bodies.len();
-        let parent = if n == 0 || (!options.free_root && rng.random_bool(0.1)) { None } else { Some(rng.random_range(0..n)) };
+        let parent = if n == 0 || (!options.free_root && rng.random_bool(0.1)) {
+            None
+        } else {
+            Some(rng.random_range(0..n))
+        };
         let axis = random_unit(&mut rng);
-        let joint = if rng.random_bool(options.prismatic_probability) { Joint::Prismatic { axis } } else { Joint::Revolute { axis } };
+        let joint = if rng.random_bool(options.prismatic_probability) {
+            Joint::Prismatic { axis }
+        } else {
+            Joint::Revolute { axis }
+        };
         let placement = Transform::new(
             axis_angle(&random_unit(&mut rng), rng.random_range(-3.0..3.0)),
-            Vec3::new(rng.random_range(-0.5..0.5), rng.random_range(-0.5..0.5), rng.random_range(-0.5..0.5)),
+            Vec3::new(
+                rng.random_range(-0.5..0.5),
+                rng.random_range(-0.5..0.5),
+                rng.random_range(-0.5..0.5),
+            ),
         );
-        bodies.push(body(&format!("link{k}"), &format!("joint{k}"), parent, joint, placement, random_inertia(&mut rng)));
+        bodies.push(body(
+            &format!("link{k}"),
+            &format!("joint{k}"),
+            parent,
+            joint,
+            placement,
+            random_inertia(&mut rng),
+        ));
     }
     let frames = body_frames(&bodies);
     Model::new(format!("random_tree_{seed}"), bodies, frames)

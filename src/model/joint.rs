@@ -25,7 +25,12 @@ pub struct JointLimits {
 
 impl Default for JointLimits {
     fn default() -> Self {
-        Self { lower: f64::NEG_INFINITY, upper: f64::INFINITY, effort: f64::INFINITY, velocity: f64::INFINITY }
+        Self {
+            lower: f64::NEG_INFINITY,
+            upper: f64::INFINITY,
+            effort: f64::INFINITY,
+            velocity: f64::INFINITY,
+        }
     }
 }
 
@@ -52,8 +57,13 @@ impl Joint {
     pub fn transform(&self, q: &[f64]) -> Transform {
         match self {
             Joint::Revolute { axis } => Transform::new(axis_angle(axis, q[0]), Vec3::zeros()),
-            Joint::Prismatic { axis } => Transform::new(crate::spatial::Mat3::identity(), axis * q[0]),
-            Joint::Free => Transform::new(quaternion_to_matrix(q[3], q[4], q[5], q[6]), Vec3::new(q[0], q[1], q[2])),
+            Joint::Prismatic { axis } => {
+                Transform::new(crate::spatial::Mat3::identity(), axis * q[0])
+            }
+            Joint::Free => Transform::new(
+                quaternion_to_matrix(q[3], q[4], q[5], q[6]),
+                Vec3::new(q[0], q[1], q[2]),
+            ),
         }
     }
 

@@ -12,6 +12,7 @@
 //!   in Featherstone order `[angular; linear]`.
 
 mod builtin;
+mod configuration;
 mod error;
 mod joint;
 mod urdf;
@@ -92,18 +93,36 @@ impl Model {
         let mut dof_body = Vec::new();
         let mut dof_parent = Vec::new();
         for i in 0..bodies.len() {
-            debug_assert!(bodies[i].parent.is_none_or(|p| p < i), "bodies must be ordered parent first");
+            debug_assert!(
+                bodies[i].parent.is_none_or(|p| p < i),
+                "bodies must be ordered parent first"
+            );
             bodies[i].q_index = nq;
             bodies[i].v_index = nv;
-            let last_of_parent = bodies[i].parent.map(|p| bodies[p].v_index + bodies[p].joint.nv() - 1);
+            let last_of_parent = bodies[i]
+                .parent
+                .map(|p| bodies[p].v_index + bodies[p].joint.nv() - 1);
             for k in 0..bodies[i].joint.nv() {
                 dof_body.push(i);
-                dof_parent.push(if k == 0 { last_of_parent } else { Some(nv + k - 1) });
+                dof_parent.push(if k == 0 {
+                    last_of_parent
+                } else {
+                    Some(nv + k - 1)
+                });
             }
             nq += bodies[i].joint.nq();
             nv += bodies[i].joint.nv();
         }
-        Model { name: name.into(), bodies, frames, gravity: STANDARD_GRAVITY, nq, nv, dof_body, dof_parent }
+        Model {
+            name: name.into(),
+            bodies,
+            frames,
+            gravity: STANDARD_GRAVITY,
+            nq,
+            nv,
+            dof_body,
+            dof_parent,
+        }
     }
 
     /// Number of moving bodies.
@@ -123,7 +142,11 @@ impl Model {
 
     /// Index of a frame by name (link frames first, then joint frames).
     pub fn frame_by_name(&self, name: &str) -> Option<usize> {
-        let find = |kind| self.frames.iter().position(|f| f.kind == kind && f.name == name);
+        let find = |kind| {
+            self.frames
+                .iter()
+                .position(|f| f.kind == kind && f.name == name)
+        };
         find(FrameKind::Link).or_else(|| find(FrameKind::Joint))
     }
 

@@ -20,16 +20,29 @@ impl Model {
     /// Loads a URDF file.
     pub fn from_urdf_file(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io { file: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
         Self::from_urdf_str(&text, path, root)
     }
 
     /// Loads URDF text; `file` is only used to name the source in errors.
-    pub fn from_urdf_str(text: &str, file: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
+    pub fn from_urdf_str(
+        text: &str,
+        file: impl AsRef<Path>,
+        root: RootJoint,
+    ) -> Result<Model, ModelError> {
         let file = file.as_ref().to_path_buf();
-        let robot = urdf_rs::read_from_string(text)
-            .map_err(|e| ModelError::Malformed { file: file.clone(), message: e.to_string() })?;
-        Builder { file, robot: &robot }.build(root)
+        let robot = urdf_rs::read_from_string(text).map_err(|e| ModelError::Malformed {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Builder {
+            file,
+            robot: &robot,
+        }
+        .build(root)
     }
 }
 
@@ -55,13 +68,21 @@ impl Builder<'_> {
         let mut link_index = HashMap::new();
         for (i, l) in links.iter().enumerate() {
             if link_index.insert(l.name.as_str(), i).is_some() {
-                return Err(ModelError::DuplicateName { file: file.clone(), element: "link", name: l.name.clone() });
+                return Err(ModelError::DuplicateName {
+                    file: file.clone(),
+                    element: "link",
+                    name: l.name.clone(),
+                });
             }
         }
         let mut joint_names = HashMap::new();
         for j in joints {
             if joint_names.insert(j.name.as_str(), ()).is_some() {
-                return Err(ModelError::DuplicateName { file: file.clone(), element: "joint", name: j.name.clone() });
+                return Err(ModelError::DuplicateName {
+                    file: file.clone(),
+                    element: "joint",
+                    name: j.name.clone(),
+                });
             }
         }
 
@@ -70,12 +91,15 @@ impl Builder<'_> {
         let mut child_joints: Vec<Vec<usize>> = vec![Vec::new(); links.len()];
         for (ji, j) in joints.iter().enumerate() {
             let find = |name: &str, role| {
-                link_index.get(name).copied().ok_or_else(|| ModelError::MissingLink {
-                    file: file.clone(),
-                    joint: j.name.clone(),
-                    role,
-                    link: name.to_string(),
-                })
+                link_index
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| ModelError::MissingLink {
+                        file: file.clone(),
+                        joint: j.name.clone(),
+                        role,
+                        link: name.to_string(),
+                    })
             };
             let p = find(&j.parent.link, "parent")?;
             let c = find(&j.child.link, "child")?;
@@ -94,18 +118,27 @@ impl Builder<'_> {
         for l in links {
             self.validate_link(l)?;
         }
-        let roots: Vec<usize> = (0..links.len()).filter(|&i| parent_joint[i].is_none()).collect();
+        let roots: Vec<usize> = (0..links.len())
+            .filter(|&i| parent_joint[i].is_none())
+            .collect();
         let root_link = match roots.as_slice() {
             [r] => *r,
             [] => {
                 let name = links.first().map(|l| l.name.clone()).unwrap_or_default();
-                return Err(ModelError::Loop { file: file.clone(), link: name });
+                return Err(ModelError::Loop {
+                    file: file.clone(),
+                    link: name,
+                });
             }
             many => {
                 return Err(ModelError::NotOneRoot {
                     file: file.clone(),
                     count: many.len(),
-                    names: many.iter().map(|&i| format!("'{}'", links[i].name)).collect::<Vec<_>>().join(", "),
+                    names: many
+                        .iter()
+                        .map(|&i| format!("'{}'", links[i].name))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 })
             }
         };
@@ -173,12 +206,25 @@ impl Builder<'_> {
                 }
             };
             attached[c] = Some((c_body, c_place));
-            frames.push(Frame { name: links[c].name.clone(), kind: FrameKind::Link, body: c_body, placement: c_place });
-            frames.push(Frame { name: j.name.clone(), kind: FrameKind::Joint, body: c_body, placement: c_place });
+            frames.push(Frame {
+                name: links[c].name.clone(),
+                kind: FrameKind::Link,
+                body: c_body,
+                placement: c_place,
+            });
+            frames.push(Frame {
+                name: j.name.clone(),
+                kind: FrameKind::Joint,
+                body: c_body,
+                placement: c_place,
+            });
             stack.extend(child_joints[c].iter().rev());
         }
         if let Some(unreached) = attached.iter().position(|a| a.is_none()) {
-            return Err(ModelError::Loop { file: file.clone(), link: links[unreached].name.clone() });
+            return Err(ModelError::Loop {
+                file: file.clone(),
+                link: links[unreached].name.clone(),
+            });
         }
         if bodies.is_empty() {
             return Err(ModelError::NoMovingBody { file: file.clone() });
@@ -190,7 +236,9 @@ impl Builder<'_> {
     fn joint_model(&self, j: &urdf_rs::Joint) -> Option<Joint> {
         let axis = Vec3::from(j.axis.xyz.0).normalize();
         match j.joint_type {
-            urdf_rs::JointType::Revolute | urdf_rs::JointType::Continuous => Some(Joint::Revolute { axis }),
+            urdf_rs::JointType::Revolute | urdf_rs::JointType::Continuous => {
+                Some(Joint::Revolute { axis })
+            }
             urdf_rs::JointType::Prismatic => Some(Joint::Prismatic { axis }),
             _ => None,
         }
@@ -198,8 +246,12 @@ impl Builder<'_> {
 
     fn validate_joint(&self, j: &urdf_rs::Joint) -> Result<(), ModelError> {
         let file = &self.file;
-        let non_finite =
-            |field| ModelError::NonFinite { file: file.clone(), element: "joint", name: j.name.clone(), field };
+        let non_finite = |field| ModelError::NonFinite {
+            file: file.clone(),
+            element: "joint",
+            name: j.name.clone(),
+            field,
+        };
         use urdf_rs::JointType as T;
         match j.joint_type {
             T::Revolute | T::Continuous | T::Prismatic | T::Fixed => {}
@@ -222,7 +274,10 @@ impl Builder<'_> {
                 return Err(non_finite("axis xyz"));
             }
             if Vec3::from(j.axis.xyz.0).norm() < 1e-12 {
-                return Err(ModelError::ZeroAxis { file: file.clone(), joint: j.name.clone() });
+                return Err(ModelError::ZeroAxis {
+                    file: file.clone(),
+                    joint: j.name.clone(),
+                });
             }
         }
         Ok(())
@@ -230,8 +285,12 @@ impl Builder<'_> {
 
     fn validate_link(&self, l: &urdf_rs::Link) -> Result<(), ModelError> {
         let file = &self.file;
-        let non_finite =
-            |field| ModelError::NonFinite { file: file.clone(), element: "link", name: l.name.clone(), field };
+        let non_finite = |field| ModelError::NonFinite {
+            file: file.clone(),
+            element: "link",
+            name: l.name.clone(),
+            field,
+        };
         let inr = &l.inertial;
         if !finite(&inr.origin.xyz.0) {
             return Err(non_finite("inertial origin xyz"));
@@ -247,15 +306,30 @@ impl Builder<'_> {
             return Err(non_finite("inertia"));
         }
         if inr.mass.value < 0.0 {
-            return Err(ModelError::NegativeMass { file: file.clone(), link: l.name.clone(), mass: inr.mass.value });
+            return Err(ModelError::NegativeMass {
+                file: file.clone(),
+                link: l.name.clone(),
+                mass: inr.mass.value,
+            });
         }
-        let invalid = |reason: String| ModelError::InvalidInertia { file: file.clone(), link: l.name.clone(), reason };
-        let mut eig: Vec<f64> = inertia_matrix(i).symmetric_eigenvalues().iter().copied().collect();
+        let invalid = |reason: String| ModelError::InvalidInertia {
+            file: file.clone(),
+            link: l.name.clone(),
+            reason,
+        };
+        let mut eig: Vec<f64> = inertia_matrix(i)
+            .symmetric_eigenvalues()
+            .iter()
+            .copied()
+            .collect();
         eig.sort_by(f64::total_cmp);
         // Tolerance relative to the inertia's size, for values rounded in files.
         let tol = 1e-9 * eig[2].abs().max(1e-12);
         if eig[0] < -tol {
-            return Err(invalid(format!("principal moment {:.6e} is negative", eig[0])));
+            return Err(invalid(format!(
+                "principal moment {:.6e} is negative",
+                eig[0]
+            )));
         }
         if eig[0] + eig[1] < eig[2] - tol {
             return Err(invalid(format!(
@@ -279,5 +353,7 @@ impl Builder<'_> {
 }
 
 fn inertia_matrix(i: &urdf_rs::Inertia) -> Mat3 {
-    Mat3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz)
+    Mat3::new(
+        i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz,
+    )
 }

@@ -31,13 +31,21 @@ fn skew_sq_gram(c: &Vec3) -> Mat3 {
 
 impl RigidInertia {
     pub fn zero() -> Self {
-        Self { mass: 0.0, h: Vec3::zeros(), ibar: Mat3::zeros() }
+        Self {
+            mass: 0.0,
+            h: Vec3::zeros(),
+            ibar: Mat3::zeros(),
+        }
     }
 
     /// From mass, centre of mass `com` and rotational inertia `inertia_com`
     /// about the centre of mass (both in the frame's axes).
     pub fn from_com(mass: f64, com: Vec3, inertia_com: Mat3) -> Self {
-        Self { mass, h: com * mass, ibar: inertia_com + skew_sq_gram(&com) * mass }
+        Self {
+            mass,
+            h: com * mass,
+            ibar: inertia_com + skew_sq_gram(&com) * mass,
+        }
     }
 
     /// From the 10 inertial parameters `[m, mc_x, mc_y, mc_z, Ixx, Ixy, Iyy,
@@ -112,7 +120,9 @@ impl RigidInertia {
         RigidInertia {
             mass: 0.0,
             h: v.lin * self.mass + v.ang.cross(&self.h),
-            ibar: wi + wi.transpose() + Mat3::identity() * (2.0 * self.h.dot(&v.lin)) - vh - vh.transpose(),
+            ibar: wi + wi.transpose() + Mat3::identity() * (2.0 * self.h.dot(&v.lin))
+                - vh
+                - vh.transpose(),
         }
     }
 
@@ -123,13 +133,16 @@ impl RigidInertia {
         m.fixed_view_mut::<3, 3>(0, 0).copy_from(&self.ibar);
         m.fixed_view_mut::<3, 3>(0, 3).copy_from(&hx);
         m.fixed_view_mut::<3, 3>(3, 0).copy_from(&(-hx));
-        m.fixed_view_mut::<3, 3>(3, 3).copy_from(&(Mat3::identity() * self.mass));
+        m.fixed_view_mut::<3, 3>(3, 3)
+            .copy_from(&(Mat3::identity() * self.mass));
         m
     }
 
     /// Whether all parameters are finite.
     pub fn is_finite(&self) -> bool {
-        self.mass.is_finite() && self.h.iter().all(|x| x.is_finite()) && self.ibar.iter().all(|x| x.is_finite())
+        self.mass.is_finite()
+            && self.h.iter().all(|x| x.is_finite())
+            && self.ibar.iter().all(|x| x.is_finite())
     }
 }
 
@@ -137,7 +150,11 @@ impl Add for RigidInertia {
     type Output = RigidInertia;
     #[inline]
     fn add(self, o: RigidInertia) -> RigidInertia {
-        RigidInertia { mass: self.mass + o.mass, h: self.h + o.h, ibar: self.ibar + o.ibar }
+        RigidInertia {
+            mass: self.mass + o.mass,
+            h: self.h + o.h,
+            ibar: self.ibar + o.ibar,
+        }
     }
 }
 
@@ -165,14 +182,18 @@ mod tests {
     fn derivative_matches_dense_formula() {
         let inertia = sample();
         let v = Motion::new(Vec3::new(0.4, -0.7, 1.3), Vec3::new(-0.2, 0.9, 0.5));
-        let dense = force_cross_matrix(&v) * inertia.to_matrix() - inertia.to_matrix() * motion_cross_matrix(&v);
+        let dense = force_cross_matrix(&v) * inertia.to_matrix()
+            - inertia.to_matrix() * motion_cross_matrix(&v);
         assert!((inertia.derivative(&v).to_matrix() - dense).norm() < 1e-13);
     }
 
     #[test]
     fn transform_is_congruence_and_matvec_matches_dense() {
         let inertia = sample();
-        let x = Transform::new(axis_angle(&Vec3::new(0.6, 0.0, 0.8), -1.1), Vec3::new(0.5, 1.5, -0.3));
+        let x = Transform::new(
+            axis_angle(&Vec3::new(0.6, 0.0, 0.8), -1.1),
+            Vec3::new(0.5, 1.5, -0.3),
+        );
         let v_b = Motion::new(Vec3::new(0.2, 0.1, -0.3), Vec3::new(1.0, -0.5, 0.7));
         // Momentum transforms as a force: X* (I_b v_b) = I_a (X v_b).
         let lhs = x.act_force(&inertia.mul_motion(&v_b));

@@ -11,9 +11,12 @@ mod transform;
 mod vectors;
 
 pub use inertia::RigidInertia;
-pub use matrix6::{force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6, tr_mul_motion, Matrix6};
-pub use transform::{axis_angle, quaternion_to_matrix, rpy_to_matrix};
+pub use matrix6::{
+    force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6,
+    tr_mul_motion, Matrix6,
+};
 pub use transform::Transform;
+pub use transform::{axis_angle, quaternion_to_matrix, rpy_to_matrix};
 pub use vectors::{Force, Motion};
 
 /// 3-D vector of the core (f64).

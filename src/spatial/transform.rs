@@ -20,7 +20,10 @@ impl Default for Transform {
 
 impl Transform {
     pub fn identity() -> Self {
-        Self { rot: Mat3::identity(), trans: Vec3::zeros() }
+        Self {
+            rot: Mat3::identity(),
+            trans: Vec3::zeros(),
+        }
     }
     pub fn new(rot: Mat3, trans: Vec3) -> Self {
         Self { rot, trans }
@@ -28,12 +31,18 @@ impl Transform {
     /// Composition `self * other`: placement of C in A given B in A and C in B.
     #[inline]
     pub fn compose(&self, other: &Transform) -> Transform {
-        Transform { rot: self.rot * other.rot, trans: self.trans + self.rot * other.trans }
+        Transform {
+            rot: self.rot * other.rot,
+            trans: self.trans + self.rot * other.trans,
+        }
     }
     /// Inverse placement (A in B).
     pub fn inverse(&self) -> Transform {
         let rt = self.rot.transpose();
-        Transform { rot: rt, trans: -(rt * self.trans) }
+        Transform {
+            rot: rt,
+            trans: -(rt * self.trans),
+        }
     }
     /// Maps a point in B coordinates to A coordinates.
     #[inline]
@@ -44,25 +53,37 @@ impl Transform {
     #[inline]
     pub fn act_motion(&self, m: &Motion) -> Motion {
         let ang = self.rot * m.ang;
-        Motion { ang, lin: self.rot * m.lin + self.trans.cross(&ang) }
+        Motion {
+            ang,
+            lin: self.rot * m.lin + self.trans.cross(&ang),
+        }
     }
     /// Motion vector expressed in A (at A's origin) to B (at B's origin).
     #[inline]
     pub fn inv_act_motion(&self, m: &Motion) -> Motion {
         let rt = self.rot.transpose();
-        Motion { ang: rt * m.ang, lin: rt * (m.lin - self.trans.cross(&m.ang)) }
+        Motion {
+            ang: rt * m.ang,
+            lin: rt * (m.lin - self.trans.cross(&m.ang)),
+        }
     }
     /// Force vector expressed in B (about B's origin) to A (about A's origin).
     #[inline]
     pub fn act_force(&self, f: &Force) -> Force {
         let lin = self.rot * f.lin;
-        Force { ang: self.rot * f.ang + self.trans.cross(&lin), lin }
+        Force {
+            ang: self.rot * f.ang + self.trans.cross(&lin),
+            lin,
+        }
     }
     /// Force vector expressed in A (about A's origin) to B (about B's origin).
     #[inline]
     pub fn inv_act_force(&self, f: &Force) -> Force {
         let rt = self.rot.transpose();
-        Force { ang: rt * (f.ang - self.trans.cross(&f.lin)), lin: rt * f.lin }
+        Force {
+            ang: rt * (f.ang - self.trans.cross(&f.lin)),
+            lin: rt * f.lin,
+        }
     }
 }
 
@@ -127,7 +148,10 @@ mod tests {
 
     #[test]
     fn force_and_motion_transforms_preserve_power() {
-        let x = Transform::new(axis_angle(&Vec3::new(0.0, 0.6, 0.8), 0.7), Vec3::new(0.3, -1.0, 2.0));
+        let x = Transform::new(
+            axis_angle(&Vec3::new(0.0, 0.6, 0.8), 0.7),
+            Vec3::new(0.3, -1.0, 2.0),
+        );
         let m = Motion::new(Vec3::new(0.1, 0.2, 0.3), Vec3::new(-1.0, 0.5, 0.25));
         let f = Force::new(Vec3::new(0.7, -0.2, 0.4), Vec3::new(0.3, 0.3, -1.1));
         let p_b = m.dot(&f);
@@ -146,7 +170,8 @@ mod tests {
         let ey = axis_angle(&Vec3::y(), -0.5);
         let ez = axis_angle(&Vec3::z(), 1.2);
         assert!((r - ez * ey * ex).norm() < 1e-14);
-        let q = nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix(&r));
+        let q =
+            nalgebra::UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix(&r));
         let m = quaternion_to_matrix(q.i, q.j, q.k, q.w);
         assert!((m - r).norm() < 1e-12);
     }

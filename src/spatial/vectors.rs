@@ -67,7 +67,10 @@ impl Motion {
     }
     /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
-        self.ang.iter().chain(self.lin.iter()).all(|x| x.is_finite())
+        self.ang
+            .iter()
+            .chain(self.lin.iter())
+            .all(|x| x.is_finite())
     }
 }
 
@@ -95,14 +98,20 @@ macro_rules! impl_linear_ops {
             type Output = $t;
             #[inline]
             fn add(self, o: $t) -> $t {
-                $t { ang: self.ang + o.ang, lin: self.lin + o.lin }
+                $t {
+                    ang: self.ang + o.ang,
+                    lin: self.lin + o.lin,
+                }
             }
         }
         impl Sub for $t {
             type Output = $t;
             #[inline]
             fn sub(self, o: $t) -> $t {
-                $t { ang: self.ang - o.ang, lin: self.lin - o.lin }
+                $t {
+                    ang: self.ang - o.ang,
+                    lin: self.lin - o.lin,
+                }
             }
         }
         impl AddAssign for $t {
@@ -123,14 +132,20 @@ macro_rules! impl_linear_ops {
             type Output = $t;
             #[inline]
             fn neg(self) -> $t {
-                $t { ang: -self.ang, lin: -self.lin }
+                $t {
+                    ang: -self.ang,
+                    lin: -self.lin,
+                }
             }
         }
         impl Mul<f64> for $t {
             type Output = $t;
             #[inline]
             fn mul(self, s: f64) -> $t {
-                $t { ang: self.ang * s, lin: self.lin * s }
+                $t {
+                    ang: self.ang * s,
+                    lin: self.lin * s,
+                }
             }
         }
     };

@@ -1,0 +1,153 @@
+//! `passivity-lab bench`: microseconds per call of the dynamics algorithms
+//! over random states, measured like ../shared/bench/pin_bench.cpp (64
+//! states, warm-up, best of 5 repetitions) for side-by-side ratios.
+
+use super::{load_model, PathArg, RootArg};
+use passivity_lab::algorithms::{
+    aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba, rnea,
+    BodyFactorization, Workspace,
+};
+use passivity_lab::model::{Joint, Model};
+use rand::{Rng, SeedableRng};
+use std::hint::black_box;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Robot description.
+    #[arg(long)]
+    model: PathArg,
+    /// How the root link is attached.
+    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
+    root: RootArg,
+    /// Print JSON instead of lines "algorithm microseconds".
+    #[arg(long)]
+    json: bool,
+    /// Calls per repetition for the O(N) algorithms (christoffel uses fewer).
+    #[arg(long, default_value_t = 20000)]
+    iterations: usize,
+}
+
+const STATES: usize = 64;
+
+/// A random configuration: joints uniform in [-3, 3], a random unit quaternion.
+fn random_configuration(model: &Model, rng: &mut impl Rng) -> Vec<f64> {
+    let mut q: Vec<f64> = (0..model.nq).map(|_| rng.random_range(-3.0..3.0)).collect();
+    for b in &model.bodies {
+        if let Joint::Free = b.joint {
+            let quat = &mut q[b.q_index + 3..b.q_index + 7];
+            let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
+            quat.iter_mut().for_each(|x| *x /= n);
+        }
+    }
+    q
+}
+
+/// Best time per call over 5 repetitions of `iters` calls, after a warm-up.
+fn time_us(iters: usize, mut f: impl FnMut(usize)) -> f64 {
+    for i in 0..iters / 10 + 1 {
+        f(i);
+    }
+    (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            for i in 0..iters {
+                f(i);
+            }
+            t0.elapsed().as_secs_f64() * 1e6 / iters as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.iterations > 0, "--iterations must be positive");
+    let model = load_model(&args.model, args.root)?;
+    let mut ws = Workspace::new(&model);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let nv = model.nv;
+    let qs: Vec<Vec<f64>> = (0..STATES)
+        .map(|_| random_configuration(&model, &mut rng))
+        .collect();
+    let mut random_vectors = || -> Vec<Vec<f64>> {
+        (0..STATES)
+            .map(|_| (0..nv).map(|_| rng.random_range(-1.0..1.0)).collect())
+            .collect()
+    };
+    let (vs, as_, taus) = (random_vectors(), random_vectors(), random_vectors());
+    let n = args.iterations;
+    let cs = BodyFactorization::ChristoffelConsistent;
+    let m = &model;
+    let results = [
+        (
+            "rnea",
+            time_us(n, |i| {
+                black_box(rnea(
+                    m,
+                    &mut ws,
+                    &qs[i % STATES],
+                    &vs[i % STATES],
+                    &as_[i % STATES],
+                ));
+            }),
+        ),
+        (
+            "crba",
+            time_us(n, |i| {
+                black_box(crba(m, &mut ws, &qs[i % STATES]));
+            }),
+        ),
+        (
+            "aba",
+            time_us(n, |i| {
+                black_box(aba(
+                    m,
+                    &mut ws,
+                    &qs[i % STATES],
+                    &vs[i % STATES],
+                    &taus[i % STATES],
+                ));
+            }),
+        ),
+        (
+            "coriolis_matrix",
+            time_us(n, |i| {
+                black_box(coriolis_matrix(
+                    m,
+                    &mut ws,
+                    &qs[i % STATES],
+                    &vs[i % STATES],
+                    cs,
+                ));
+            }),
+        ),
+        (
+            "coriolis_all",
+            time_us(n, |i| {
+                coriolis_matrix_and_derivatives(m, &mut ws, &qs[i % STATES], &vs[i % STATES], cs);
+                black_box(&ws.coriolis);
+            }),
+        ),
+        (
+            "christoffel",
+            time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
+                black_box(christoffel_symbols(m, &mut ws, &qs[i % STATES]));
+            }),
+        ),
+    ];
+    if args.json {
+        let map: serde_json::Map<String, serde_json::Value> = results
+            .iter()
+            .map(|(k, v)| (k.to_string(), (*v).into()))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"model": args.model, "nv": nv, "microseconds": map})
+        );
+    } else {
+        println!("model {} nv {nv}", args.model.display());
+        for (name, us) in results {
+            println!("{name} {us:.3}");
+        }
+    }
+    Ok(())
+}

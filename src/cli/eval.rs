@@ -1,0 +1,43 @@
+//! `passivity-lab eval`: this project's values for the states of a file in
+//! the reference-data format.
+
+use super::{load_model, PathArg, RootArg};
+use anyhow::Context;
+use passivity_lab::eval::evaluate;
+use passivity_lab::io::write_atomically;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Robot description.
+    #[arg(long)]
+    urdf: PathArg,
+    /// How the root link is attached.
+    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
+    root: RootArg,
+    /// Input states (reference-data format: joint_names, samples with q, v, a, v_r, a_r, frames).
+    #[arg(long)]
+    input: PathArg,
+    /// Output file (same structure, this project's values).
+    #[arg(long)]
+    output: PathArg,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut model = load_model(&args.urdf, args.root)?;
+    let text = std::fs::read_to_string(&args.input)
+        .with_context(|| format!("{}: cannot read", args.input.display()))?;
+    let input: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not valid JSON", args.input.display()))?;
+    let output =
+        evaluate(&mut model, &input).with_context(|| format!("{}", args.input.display()))?;
+    let bytes = serde_json::to_vec_pretty(&output)?;
+    write_atomically(&args.output, &bytes)
+        .with_context(|| format!("{}: cannot write", args.output.display()))?;
+    let n = output["samples"].as_array().map_or(0, Vec::len);
+    eprintln!(
+        "wrote {} ({n} samples, nv = {})",
+        args.output.display(),
+        model.nv
+    );
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! `passivity-lab inspect`: what a URDF turns into.
+
+use super::{load_model, PathArg, RootArg};
+use passivity_lab::model::Joint;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Robot description.
+    urdf: PathArg,
+    /// How the root link is attached.
+    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
+    root: RootArg,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let model = load_model(&args.urdf, args.root)?;
+    let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
+    println!(
+        "{}: {} bodies, nq = {}, nv = {}, total mass {mass:.4} kg",
+        model.name,
+        model.nbodies(),
+        model.nq,
+        model.nv
+    );
+    println!(
+        "{:>4} {:>6} {:<28} {:<28} {:<10} {:>10}",
+        "body", "parent", "joint", "link", "type", "mass"
+    );
+    for (i, b) in model.bodies.iter().enumerate() {
+        let kind = match b.joint {
+            Joint::Revolute { .. } => "revolute",
+            Joint::Prismatic { .. } => "prismatic",
+            Joint::Free => "free",
+        };
+        let parent = b.parent.map_or("world".to_string(), |p| p.to_string());
+        println!(
+            "{i:>4} {parent:>6} {:<28} {:<28} {kind:<10} {:>10.4}",
+            b.joint_name, b.name, b.inertia.mass
+        );
+    }
+    let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
+    println!("{} frames: {}", names.len(), names.join(", "));
+    Ok(())
+}
