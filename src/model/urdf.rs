@@ -123,11 +123,17 @@ impl Builder<'_> {
             .collect();
         let root_link = match roots.as_slice() {
             [r] => *r,
+            [] if links.is_empty() => {
+                return Err(ModelError::NotOneRoot {
+                    file: file.clone(),
+                    count: 0,
+                    names: "there are no links".into(),
+                })
+            }
             [] => {
-                let name = links.first().map(|l| l.name.clone()).unwrap_or_default();
                 return Err(ModelError::Loop {
                     file: file.clone(),
-                    link: name,
+                    link: loop_link(&parent_joint, joints, &link_index, 0),
                 });
             }
             many => {
@@ -223,7 +229,7 @@ impl Builder<'_> {
         if let Some(unreached) = attached.iter().position(|a| a.is_none()) {
             return Err(ModelError::Loop {
                 file: file.clone(),
-                link: links[unreached].name.clone(),
+                link: loop_link(&parent_joint, joints, &link_index, unreached),
             });
         }
         if bodies.is_empty() {
@@ -234,7 +240,9 @@ impl Builder<'_> {
 
     /// The joint model of a URDF joint, `None` for a fixed joint.
     fn joint_model(&self, j: &urdf_rs::Joint) -> Option<Joint> {
-        let axis = Vec3::from(j.axis.xyz.0).normalize();
+        // Scaled first so that huge finite components do not overflow the norm.
+        let axis = Vec3::from(j.axis.xyz.0);
+        let axis = (axis / axis.amax()).normalize();
         match j.joint_type {
             urdf_rs::JointType::Revolute | urdf_rs::JointType::Continuous => {
                 Some(Joint::Revolute { axis })
@@ -268,6 +276,14 @@ impl Builder<'_> {
         }
         if !finite(&j.origin.rpy.0) {
             return Err(non_finite("origin rpy"));
+        }
+        let l = &j.limit;
+        // Infinite limits mean "none" (URDF 1.2); NaN is never meaningful.
+        if [l.lower, l.upper, l.effort, l.velocity]
+            .iter()
+            .any(|x| x.is_nan())
+        {
+            return Err(non_finite("limit"));
         }
         if j.joint_type != T::Fixed {
             if !finite(&j.axis.xyz.0) {
@@ -350,6 +366,27 @@ impl Builder<'_> {
             r * inertia_matrix(&inr.inertia) * r.transpose(),
         )
     }
+}
+
+/// A link on the loop above link `start`, which the root does not reach:
+/// following parent joints up from it must end in a cycle.
+fn loop_link(
+    parent_joint: &[Option<usize>],
+    joints: &[urdf_rs::Joint],
+    link_index: &HashMap<&str, usize>,
+    start: usize,
+) -> String {
+    let mut seen = vec![false; parent_joint.len()];
+    let mut i = start;
+    while !seen[i] {
+        seen[i] = true;
+        match parent_joint[i] {
+            Some(j) => i = link_index[joints[j].parent.link.as_str()],
+            None => break,
+        }
+    }
+    // `i` is on the cycle; its parent joint names it as the child.
+    parent_joint[i].map_or_else(String::new, |j| joints[j].child.link.clone())
 }
 
 fn inertia_matrix(i: &urdf_rs::Inertia) -> Mat3 {
