@@ -4,7 +4,7 @@
 
 use super::Workspace;
 use crate::model::{Joint, Model};
-use crate::spatial::{Motion, RigidInertia, Transform, Vec3};
+use crate::spatial::{Mat3, Motion, RigidInertia, Transform, Vec3};
 
 /// Placement of body `i` in the world and its world-frame axes
 /// (`ws.placements[i]`, `ws.axes[v_index..]`). Parents must be done first.
@@ -12,18 +12,20 @@ use crate::spatial::{Motion, RigidInertia, Transform, Vec3};
 pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f64], i: usize) {
     let body = &model.bodies[i];
     let qi = &q[body.q_index..body.q_index + body.joint.nq()];
-    let local = body.tree_placement.compose(&body.joint.transform(qi));
-    let placement = match body.parent {
-        Some(p) => ws.placements[p].compose(&local),
-        None => local,
+    let joint_frame = match body.parent {
+        Some(p) => ws.placements[p].compose(&body.tree_placement),
+        None => body.tree_placement,
     };
+    let placement = body.joint.successor_placement(&joint_frame, qi);
     let k0 = body.v_index;
     match body.joint {
         Joint::Revolute { axis } => {
-            let w = placement.rot * axis;
+            let w = joint_frame.rot * axis;
             ws.axes[k0] = Motion::new(w, placement.trans.cross(&w));
         }
-        Joint::Prismatic { axis } => ws.axes[k0] = Motion::new(Vec3::zeros(), placement.rot * axis),
+        Joint::Prismatic { axis } => {
+            ws.axes[k0] = Motion::new(Vec3::zeros(), joint_frame.rot * axis)
+        }
         Joint::Free => {
             for k in 0..6 {
                 ws.axes[k0 + k] = placement.act_motion(&Motion::unit(k));
@@ -43,8 +45,8 @@ pub(crate) fn world_inertia(model: &Model, ws: &mut Workspace, i: usize) -> Rigi
     let p = x.trans;
     let ph = p * h.transpose();
     let m = b.mass;
-    let ibar = x.rot * b.ibar * x.rot.transpose()
-        + crate::spatial::Mat3::identity() * (2.0 * p.dot(&h) + m * p.norm_squared())
+    let ibar = rotate_symmetric(&x.rot, &b.ibar)
+        + Mat3::identity() * (2.0 * p.dot(&h) + m * p.norm_squared())
         - ph
         - ph.transpose()
         - p * p.transpose() * m;
@@ -92,4 +94,14 @@ pub(crate) fn parent_motion(model: &Model, motions: &[Motion], i: usize, base: M
 #[inline]
 pub(crate) fn gravity_base_acceleration(model: &Model) -> Motion {
     Motion::new(Vec3::zeros(), -model.gravity)
+}
+
+/// `r s r^T` for a symmetric `s`: 45 multiplications instead of 54.
+#[inline]
+fn rotate_symmetric(r: &Mat3, s: &Mat3) -> Mat3 {
+    let t = r * s;
+    let e =
+        |i: usize, j: usize| t[(i, 0)] * r[(j, 0)] + t[(i, 1)] * r[(j, 1)] + t[(i, 2)] * r[(j, 2)];
+    let (xx, xy, xz, yy, yz, zz) = (e(0, 0), e(0, 1), e(0, 2), e(1, 1), e(1, 2), e(2, 2));
+    Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz)
 }

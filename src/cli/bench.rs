@@ -26,7 +26,19 @@ pub struct Args {
     /// Calls per repetition for the O(N) algorithms (christoffel uses fewer).
     #[arg(long, default_value_t = 20000)]
     iterations: usize,
+    /// Time only these algorithms (e.g. for a profiler); default all.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
+
+const ALGORITHMS: [&str; 6] = [
+    "rnea",
+    "crba",
+    "aba",
+    "coriolis_matrix",
+    "coriolis_all",
+    "christoffel",
+];
 
 const STATES: usize = 64;
 
@@ -77,63 +89,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let n = args.iterations;
     let cs = BodyFactorization::ChristoffelConsistent;
     let m = &model;
-    let results = [
-        (
-            "rnea",
-            time_us(n, |i| {
-                black_box(rnea(
-                    m,
-                    &mut ws,
-                    &qs[i % STATES],
-                    &vs[i % STATES],
-                    &as_[i % STATES],
-                ));
+    for name in &args.only {
+        anyhow::ensure!(
+            ALGORITHMS.contains(&name.as_str()),
+            "unknown algorithm '{name}' (known: {})",
+            ALGORITHMS.join(", ")
+        );
+    }
+    let mut results = Vec::new();
+    for name in ALGORITHMS
+        .iter()
+        .filter(|a| args.only.is_empty() || args.only.iter().any(|o| o == *a))
+    {
+        let s = |i: usize| i % STATES;
+        let us = match *name {
+            "rnea" => time_us(n, |i| {
+                black_box(rnea(m, &mut ws, &qs[s(i)], &vs[s(i)], &as_[s(i)]));
             }),
-        ),
-        (
-            "crba",
-            time_us(n, |i| {
-                black_box(crba(m, &mut ws, &qs[i % STATES]));
+            "crba" => time_us(n, |i| {
+                black_box(crba(m, &mut ws, &qs[s(i)]));
             }),
-        ),
-        (
-            "aba",
-            time_us(n, |i| {
-                black_box(aba(
-                    m,
-                    &mut ws,
-                    &qs[i % STATES],
-                    &vs[i % STATES],
-                    &taus[i % STATES],
-                ));
+            "aba" => time_us(n, |i| {
+                black_box(aba(m, &mut ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
             }),
-        ),
-        (
-            "coriolis_matrix",
-            time_us(n, |i| {
-                black_box(coriolis_matrix(
-                    m,
-                    &mut ws,
-                    &qs[i % STATES],
-                    &vs[i % STATES],
-                    cs,
-                ));
+            "coriolis_matrix" => time_us(n, |i| {
+                black_box(coriolis_matrix(m, &mut ws, &qs[s(i)], &vs[s(i)], cs));
             }),
-        ),
-        (
-            "coriolis_all",
-            time_us(n, |i| {
-                coriolis_matrix_and_derivatives(m, &mut ws, &qs[i % STATES], &vs[i % STATES], cs);
+            "coriolis_all" => time_us(n, |i| {
+                coriolis_matrix_and_derivatives(m, &mut ws, &qs[s(i)], &vs[s(i)], cs);
                 black_box(&ws.coriolis);
             }),
-        ),
-        (
-            "christoffel",
-            time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
-                black_box(christoffel_symbols(m, &mut ws, &qs[i % STATES]));
+            _ => time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
+                black_box(christoffel_symbols(m, &mut ws, &qs[s(i)]));
             }),
-        ),
-    ];
+        };
+        results.push((*name, us));
+    }
     if args.json {
         let map: serde_json::Map<String, serde_json::Value> = results
             .iter()
@@ -145,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     } else {
         println!("model {} nv {nv}", args.model.display());
-        for (name, us) in results {
+        for (name, us) in &results {
             println!("{name} {us:.3}");
         }
     }

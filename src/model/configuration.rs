@@ -1,10 +1,9 @@
 //! Configuration-space operations: moving a configuration along speeds.
 //! Joint coordinates integrate as q + v dt; the free root integrates its
-//! body-frame twist on SE(3) (position p' = p + R v_lin dt first order is not
-//! enough for exact finite differences, so the exponential map is used).
+//! body-frame twist on SE(3) with the exponential map.
 
 use super::{Joint, Model};
-use crate::spatial::{axis_angle, quaternion_to_matrix, Mat3, Vec3};
+use crate::spatial::{quaternion_to_matrix, Mat3, Vec3};
 
 impl Model {
     /// `q` moved by the speeds `v` held constant for time `dt`: the exact
@@ -20,12 +19,51 @@ impl Model {
                     let w = Vec3::new(v[vi], v[vi + 1], v[vi + 2]) * dt;
                     let u = Vec3::new(v[vi + 3], v[vi + 4], v[vi + 5]) * dt;
                     let r = quaternion_to_matrix(q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]);
-                    let (dr, dp) = se3_exp(&w, &u);
+                    let dp = se3_exp_translation(&w, &u);
                     let p = Vec3::new(q[qi], q[qi + 1], q[qi + 2]) + r * dp;
-                    let rot = nalgebra::Rotation3::from_matrix_unchecked(r * dr);
-                    let quat = nalgebra::UnitQuaternion::from_rotation_matrix(&rot);
+                    // quat * exp(w / 2), composed directly so that q stays
+                    // continuous (no sign flip through a rotation matrix).
+                    let theta = w.norm();
+                    let (s, c) = (0.5 * theta).sin_cos();
+                    let e = if theta > 1e-12 {
+                        w * (s / theta)
+                    } else {
+                        w * 0.5
+                    };
+                    let (x, y, z, qw) = (q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]);
+                    let quat = [
+                        qw * e.x + x * c + y * e.z - z * e.y,
+                        qw * e.y + y * c + z * e.x - x * e.z,
+                        qw * e.z + z * c + x * e.y - y * e.x,
+                        qw * c - x * e.x - y * e.y - z * e.z,
+                    ];
                     out[qi..qi + 3].copy_from_slice(p.as_slice());
-                    out[qi + 3..qi + 7].copy_from_slice(&[quat.i, quat.j, quat.k, quat.w]);
+                    out[qi + 3..qi + 7].copy_from_slice(&quat);
+                }
+            }
+        }
+    }
+
+    /// The configuration rate dq/dt for speeds `v`, written into `out`
+    /// (length nq): v for joint coordinates; for the free root the position
+    /// rate R v_lin and the quaternion rate 1/2 quat * (w, 0), so that a
+    /// classical Runge-Kutta method in q keeps its order.
+    pub fn configuration_rate(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        for b in &self.bodies {
+            let (qi, vi) = (b.q_index, b.v_index);
+            match b.joint {
+                Joint::Revolute { .. } | Joint::Prismatic { .. } => out[qi] = v[vi],
+                Joint::Free => {
+                    let (x, y, z, w) = (q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]);
+                    let r = quaternion_to_matrix(x, y, z, w);
+                    let p_dot = r * Vec3::new(v[vi + 3], v[vi + 4], v[vi + 5]);
+                    let (ox, oy, oz) = (v[vi], v[vi + 1], v[vi + 2]);
+                    out[qi..qi + 3].copy_from_slice(p_dot.as_slice());
+                    // Hamilton product (x, y, z, w) * (ox, oy, oz, 0), halved.
+                    out[qi + 3] = 0.5 * (w * ox + y * oz - z * oy);
+                    out[qi + 4] = 0.5 * (w * oy + z * ox - x * oz);
+                    out[qi + 5] = 0.5 * (w * oz + x * oy - y * ox);
+                    out[qi + 6] = -0.5 * (x * ox + y * oy + z * oz);
                 }
             }
         }
@@ -47,18 +85,16 @@ impl Model {
     }
 }
 
-/// Exponential of the body twist (w, u) (rotation part, translation part):
-/// rotation `exp([w]x)` and translation `V(w) u` (Murray, Li, Sastry, eq. 2.36).
-fn se3_exp(w: &Vec3, u: &Vec3) -> (Mat3, Vec3) {
+/// Translation part `V(w) u` of the exponential of the body twist (w, u)
+/// (Murray, Li and Sastry 1994, eq. 2.36).
+fn se3_exp_translation(w: &Vec3, u: &Vec3) -> Vec3 {
     let theta = w.norm();
     if theta < 1e-9 {
-        let wx = w.cross_matrix();
-        return (Mat3::identity() + wx, u + w.cross(u) * 0.5);
+        return u + w.cross(u) * 0.5;
     }
-    let axis = w / theta;
-    let ax = axis.cross_matrix();
+    let ax = (w / theta).cross_matrix();
     let v = Mat3::identity()
         + ax * ((1.0 - theta.cos()) / theta)
         + ax * ax * ((theta - theta.sin()) / theta);
-    (axis_angle(&axis, theta), v * u)
+    v * u
 }

@@ -1,7 +1,7 @@
 //! Joint models: the joint transform X_J(q) and motion subspace S
 //! (Featherstone 2008, sec. 4.4, Table 4.1).
 
-use crate::spatial::{axis_angle, quaternion_to_matrix, Motion, Transform, Vec3};
+use crate::spatial::{axis_rotation, quaternion_to_matrix, Mat3, Motion, Transform, Vec3};
 
 /// A joint type with its constant data (axes are unit vectors in the joint frame).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,19 +51,24 @@ impl Joint {
         }
     }
 
-    /// Joint transform: placement of the successor frame in the joint frame
-    /// for the joint configuration `q` (a slice of length `nq`).
+    /// Placement of the successor frame, `frame * X_J(q)`, given the
+    /// placement `frame` of the joint frame and the joint configuration `q`
+    /// (a slice of length `nq`). Rotations about a coordinate axis touch two
+    /// columns only (as Pinocchio's RX, RY, RZ joints).
     #[inline]
-    pub fn transform(&self, q: &[f64]) -> Transform {
+    pub fn successor_placement(&self, frame: &Transform, q: &[f64]) -> Transform {
         match self {
-            Joint::Revolute { axis } => Transform::new(axis_angle(axis, q[0]), Vec3::zeros()),
-            Joint::Prismatic { axis } => {
-                Transform::new(crate::spatial::Mat3::identity(), axis * q[0])
+            Joint::Revolute { axis } => {
+                let (s, c) = q[0].sin_cos();
+                Transform::new(rotate_about(&frame.rot, axis, s, c), frame.trans)
             }
-            Joint::Free => Transform::new(
+            Joint::Prismatic { axis } => {
+                Transform::new(frame.rot, frame.trans + frame.rot * (axis * q[0]))
+            }
+            Joint::Free => frame.compose(&Transform::new(
                 quaternion_to_matrix(q[3], q[4], q[5], q[6]),
                 Vec3::new(q[0], q[1], q[2]),
-            ),
+            )),
         }
     }
 
@@ -75,5 +80,24 @@ impl Joint {
             Joint::Prismatic { axis } => Motion::new(Vec3::zeros(), *axis),
             Joint::Free => Motion::unit(k),
         }
+    }
+}
+
+/// `m * Rot(axis, q)` for the unit `axis`, from `s = sin q`, `c = cos q`.
+#[inline]
+fn rotate_about(m: &Mat3, axis: &Vec3, s: f64, c: f64) -> Mat3 {
+    let (c0, c1, c2) = (m.column(0), m.column(1), m.column(2));
+    let (x, y, z) = (axis.x, axis.y, axis.z);
+    if y == 0.0 && z == 0.0 {
+        let s = s * x.signum();
+        Mat3::from_columns(&[c0.into(), c1 * c + c2 * s, c2 * c - c1 * s])
+    } else if x == 0.0 && z == 0.0 {
+        let s = s * y.signum();
+        Mat3::from_columns(&[c0 * c - c2 * s, c1.into(), c0 * s + c2 * c])
+    } else if x == 0.0 && y == 0.0 {
+        let s = s * z.signum();
+        Mat3::from_columns(&[c0 * c + c1 * s, c1 * c - c0 * s, c2.into()])
+    } else {
+        m * axis_rotation(axis, s, c)
     }
 }

@@ -16,7 +16,7 @@ pub use matrix6::{
     tr_mul_motion, Matrix6,
 };
 pub use transform::Transform;
-pub use transform::{axis_angle, quaternion_to_matrix, rpy_to_matrix};
+pub use transform::{axis_angle, axis_rotation, quaternion_to_matrix, rpy_to_matrix};
 pub use vectors::{Force, Motion};
 
 /// 3-D vector of the core (f64).

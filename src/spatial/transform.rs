@@ -110,6 +110,12 @@ pub fn rpy_to_matrix(rpy: [f64; 3]) -> Mat3 {
 #[inline]
 pub fn axis_angle(a: &Vec3, q: f64) -> Mat3 {
     let (s, c) = q.sin_cos();
+    axis_rotation(a, s, c)
+}
+
+/// Rotation about the unit axis `a` by the angle whose sine and cosine are `s`, `c`.
+#[inline]
+pub fn axis_rotation(a: &Vec3, s: f64, c: f64) -> Mat3 {
     let t = 1.0 - c;
     let (x, y, z) = (a.x, a.y, a.z);
     Mat3::new(

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Times passivity-lab's `bench` and Pinocchio side by side on the same models.
+
+Usage: benches/compare_pinocchio.py [--runs N] [--binary PATH] [--shared DIR]
+Runs both alternately N times per model (default 5) and keeps each
+algorithm's minimum, since a shared machine only ever adds time. Pinocchio
+is timed by DIR/bench/pinocchio-bench.sh (default ../shared), which installs
+Pinocchio on first use. Prints a Markdown table with the ratio ours/Pinocchio.
+"""
+import argparse, os, subprocess, sys
+
+MODELS = [  # (label, URDF, root)
+    ("serial20", "benches/models/serial20.urdf", "fixed"),
+    ("binary20", "benches/models/binary20.urdf", "fixed"),
+    ("biped20 free", "benches/models/biped20.urdf", "free"),
+    ("quadruped20 free", "benches/models/quadruped20.urdf", "free"),
+    ("panda", "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf", "fixed"),
+]
+PAIRS = [("rnea", "rnea"), ("crba", "crba"), ("aba", "aba"),
+         ("coriolis_matrix", "coriolis_matrix"), ("christoffel", "christoffel_by_columns")]
+
+
+def parse(text):
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                out[parts[0]] = float(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--binary", default="target/release/passivity-lab")
+    ap.add_argument("--shared", default="../shared")
+    args = ap.parse_args()
+    pin = os.path.join(args.shared, "bench", "pinocchio-bench.sh")
+    if not os.path.exists(pin):
+        sys.exit(f"{pin} not found: pass --shared DIR")
+    print("| model | algorithm | passivity-lab (us) | Pinocchio (us) | ratio |")
+    print("|---|---|---|---|---|")
+    for label, urdf, root in MODELS:
+        ours, theirs = {}, {}
+        for _ in range(args.runs):
+            o = parse(subprocess.run([args.binary, "bench", "--model", urdf, "--root", root],
+                                     check=True, capture_output=True, text=True).stdout)
+            p = parse(subprocess.run(["bash", pin, urdf] + (["free"] if root == "free" else []),
+                                     check=True, capture_output=True, text=True).stdout)
+            for k, v in o.items():
+                ours[k] = min(v, ours.get(k, v))
+            for k, v in p.items():
+                theirs[k] = min(v, theirs.get(k, v))
+        for a, b in PAIRS:
+            print(f"| {label} | {a} | {ours[a]:.2f} | {theirs[b]:.2f} | {ours[a] / theirs[b]:.2f} |")
+        print(f"| {label} | coriolis_all (H, dH/dt, C*) | {ours['coriolis_all']:.2f} | - | - |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
