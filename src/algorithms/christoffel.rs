@@ -35,14 +35,8 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
         let ic = ws.composite_inertias[e];
         let own = body.v_index..body.v_index + body.joint.nv();
         // The chain: speeds of e itself, then of its strict ancestors.
-        ws.chain.clear();
-        ws.chain.extend(own.clone());
-        let mut k = model.dof_parent[body.v_index];
-        while let Some(kk) = k {
-            ws.chain.push(kk);
-            k = model.dof_parent[kk];
-        }
-        let (axes, g, chain) = (&ws.axes, &mut ws.christoffel, &ws.chain);
+        let chain = model.support(own.end - 1);
+        let (axes, g) = (&ws.axes, &mut ws.christoffel);
 
         // Group 1: c in e, every a and b on the chain (eq. 46/47 and the
         // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
@@ -74,8 +68,7 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
             }
             for &b in above {
                 let gb = ws.dof_forces[b];
-                let mut c = Some(b);
-                while let Some(cc) = c {
+                for &cc in model.support(b) {
                     let val = axes[cc].dot(&gb);
                     g[idx(a, cc, b)] = val;
                     if model.dof_body[cc] != model.dof_body[b] {
@@ -83,7 +76,6 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
                     } else if cc != b {
                         g[idx(a, b, cc)] = axes[b].dot(&ws.dof_forces[cc]);
                     }
-                    c = model.dof_parent[cc];
                 }
             }
         }

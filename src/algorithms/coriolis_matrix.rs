@@ -73,8 +73,7 @@ fn algorithm1<const WITH_H: bool>(
             let f2 = ic.mul_motion(&ws.axes[j]);
             let f1 = ic.mul_motion(&ws.axes_dot[j]) + mul_motion(&bc, &ws.axes[j]);
             let f3 = tr_mul_motion(&bc, &ws.axes[j]);
-            let mut k = Some(j);
-            while let Some(kk) = k {
+            for &kk in model.support(j) {
                 let (phi, phi_dot) = (&ws.axes[kk], &ws.axes_dot[kk]);
                 let c_kj = phi.dot(&f1);
                 let c_jk = phi_dot.dot(&f2) + phi.dot(&f3);
@@ -87,7 +86,6 @@ fn algorithm1<const WITH_H: bool>(
                     ws.mass_matrix_dot[(kk, j)] = c_kj + c_jk;
                     ws.mass_matrix_dot[(j, kk)] = c_kj + c_jk;
                 }
-                k = model.dof_parent[kk];
             }
         }
         if let Some(p) = body.parent {

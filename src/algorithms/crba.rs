@@ -15,23 +15,23 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
         body_placement_and_axes(model, ws, q, i);
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
+    let n = model.nv;
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
         let ic = ws.composite_inertias[i];
         for j in body.v_index..body.v_index + body.joint.nv() {
-            // H_kj = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed k.
+            // H_kj = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed
+            // k <= j: the upper triangle, written down column j.
             let f = ic.mul_motion(&ws.axes[j]);
-            let mut k = Some(j);
-            while let Some(kk) = k {
-                let h = ws.axes[kk].dot(&f);
-                ws.mass_matrix[(kk, j)] = h;
-                ws.mass_matrix[(j, kk)] = h;
-                k = model.dof_parent[kk];
+            let column = &mut ws.mass_matrix.as_mut_slice()[j * n..(j + 1) * n];
+            for &k in model.support(j) {
+                column[k] = ws.axes[k].dot(&f);
             }
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
         }
     }
+    ws.mass_matrix.fill_lower_triangle_with_upper_triangle();
     &ws.mass_matrix
 }

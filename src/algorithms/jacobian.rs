@@ -39,9 +39,8 @@ pub fn frame_jacobian<'w>(
         return &ws.jacobian;
     };
     let b = &model.bodies[body];
-    let mut k = Some(b.v_index + b.joint.nv() - 1);
-    while let Some(kk) = k {
-        let phi = ws.axes[kk];
+    for &k in model.support(b.v_index + b.joint.nv() - 1) {
+        let phi = ws.axes[k];
         // Velocity of the body point at the frame origin: v_O + w x p.
         let mut ang = phi.ang;
         let mut lin = phi.lin + phi.ang.cross(&x.trans);
@@ -50,10 +49,9 @@ pub fn frame_jacobian<'w>(
             lin = x.rot.tr_mul(&lin);
         }
         for r in 0..3 {
-            ws.jacobian[(r, kk)] = ang[r];
-            ws.jacobian[(3 + r, kk)] = lin[r];
+            ws.jacobian[(r, k)] = ang[r];
+            ws.jacobian[(3 + r, k)] = lin[r];
         }
-        k = model.dof_parent[kk];
     }
     &ws.jacobian
 }

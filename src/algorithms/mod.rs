@@ -70,8 +70,6 @@ pub struct Workspace {
     pub(crate) body_motions2: Vec<Motion>,
     /// Per-speed scalars (ABA's u, D).
     pub(crate) dof_scalars: Vec<f64>,
-    /// Speed indices of one root-to-body path.
-    pub(crate) chain: Vec<usize>,
     /// Joint torques (rnea, generalized_gravity, slotine_li_torque).
     pub tau: DVector<f64>,
     /// Joint accelerations (aba).
@@ -110,7 +108,6 @@ impl Workspace {
             body_motions: vec![Motion::zero(); nb],
             body_motions2: vec![Motion::zero(); nb],
             dof_scalars: vec![0.0; 2 * nv],
-            chain: Vec::with_capacity(nv),
             tau: DVector::zeros(nv),
             ddq: DVector::zeros(nv),
             mass_matrix: DMatrix::zeros(nv, nv),

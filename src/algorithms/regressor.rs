@@ -75,10 +75,8 @@ pub fn joint_torque_regressor<'w>(
         let body = &model.bodies[i];
         for (p, col) in cols.iter().enumerate() {
             let f = x.act_force(col);
-            let mut k = Some(body.v_index + body.joint.nv() - 1);
-            while let Some(kk) = k {
-                ws.regressor[(kk, PARAMETERS_PER_BODY * i + p)] = ws.axes[kk].dot(&f);
-                k = model.dof_parent[kk];
+            for &k in model.support(body.v_index + body.joint.nv() - 1) {
+                ws.regressor[(k, PARAMETERS_PER_BODY * i + p)] = ws.axes[k].dot(&f);
             }
         }
     }

@@ -77,9 +77,11 @@ pub struct Model {
     pub nv: usize,
     /// For each speed index, the body it belongs to.
     pub dof_body: Vec<usize>,
-    /// For each speed index k, the previous speed index on the path to the
-    /// root (`None` at the root): iterating it visits every ancestor dof.
-    pub dof_parent: Vec<Option<usize>>,
+    /// Offsets into `support_list`: the support of speed k is
+    /// `support_list[support_start[k]..support_start[k + 1]]`.
+    support_start: Vec<usize>,
+    /// Concatenated supports (see [`Model::support`]).
+    support_list: Vec<usize>,
 }
 
 /// Standard gravity in world coordinates.
@@ -91,7 +93,7 @@ impl Model {
     pub fn new(name: impl Into<String>, mut bodies: Vec<Body>, frames: Vec<Frame>) -> Self {
         let (mut nq, mut nv) = (0, 0);
         let mut dof_body = Vec::new();
-        let mut dof_parent = Vec::new();
+        let mut dof_parent: Vec<Option<usize>> = Vec::new();
         for i in 0..bodies.len() {
             debug_assert!(
                 bodies[i].parent.is_none_or(|p| p < i),
@@ -113,6 +115,15 @@ impl Model {
             nq += bodies[i].joint.nq();
             nv += bodies[i].joint.nv();
         }
+        let (mut support_start, mut support_list) = (vec![0], Vec::new());
+        for k in 0..nv {
+            let mut kk = Some(k);
+            while let Some(j) = kk {
+                support_list.push(j);
+                kk = dof_parent[j];
+            }
+            support_start.push(support_list.len());
+        }
         Model {
             name: name.into(),
             bodies,
@@ -121,8 +132,18 @@ impl Model {
             nq,
             nv,
             dof_body,
-            dof_parent,
+            support_start,
+            support_list,
         }
+    }
+
+    /// The support of speed `k`: `k` itself, then every speed of the same
+    /// body below `k` and of the ancestor bodies, in decreasing order (the
+    /// speeds whose motion moves speed k's axis). A flat slice, so the tree
+    /// recursions iterate it without chasing parent links.
+    #[inline]
+    pub fn support(&self, k: usize) -> &[usize] {
+        &self.support_list[self.support_start[k]..self.support_start[k + 1]]
     }
 
     /// Number of moving bodies.
