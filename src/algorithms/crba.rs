@@ -20,18 +20,18 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
         let body = &model.bodies[i];
         let ic = ws.composite_inertias[i];
         for j in body.v_index..body.v_index + body.joint.nv() {
-            // H_kj = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed
-            // k <= j: the upper triangle, written down column j.
+            // H_kj = H_jk = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed k.
             let f = ic.mul_motion(&ws.axes[j]);
-            let column = &mut ws.mass_matrix.as_mut_slice()[j * n..(j + 1) * n];
+            let h = ws.mass_matrix.as_mut_slice();
             for &k in model.support(j) {
-                column[k] = ws.axes[k].dot(&f);
+                let v = ws.axes[k].dot(&f);
+                h[j * n + k] = v;
+                h[k * n + j] = v;
             }
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
         }
     }
-    ws.mass_matrix.fill_lower_triangle_with_upper_triangle();
     &ws.mass_matrix
 }

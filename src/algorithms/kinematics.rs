@@ -4,7 +4,7 @@
 
 use super::Workspace;
 use crate::model::{Joint, Model};
-use crate::spatial::{Mat3, Motion, RigidInertia, Vec3};
+use crate::spatial::{Mat3, Motion, RigidInertia, Transform, Vec3};
 
 /// Placement of body `i` in the world and its world-frame axes
 /// (`ws.placements[i]`, `ws.axes[v_index..]`). Parents must be done first.
@@ -13,6 +13,10 @@ pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f6
     let body = &model.bodies[i];
     let qi = &q[body.q_index..body.q_index + body.joint.nq()];
     let joint_frame = match body.parent {
+        Some(p) if model.tree_is_translation(i) => {
+            let x = &ws.placements[p];
+            Transform::new(x.rot, x.transform_point(&body.tree_placement.trans))
+        }
         Some(p) => ws.placements[p].compose(&body.tree_placement),
         None => body.tree_placement,
     };
@@ -20,11 +24,11 @@ pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f6
     let k0 = body.v_index;
     match body.joint {
         Joint::Revolute { axis } => {
-            let w = joint_frame.rot * axis;
+            let w = world_axis(&joint_frame.rot, &axis);
             ws.axes[k0] = Motion::new(w, placement.trans.cross(&w));
         }
         Joint::Prismatic { axis } => {
-            ws.axes[k0] = Motion::new(Vec3::zeros(), joint_frame.rot * axis)
+            ws.axes[k0] = Motion::new(Vec3::zeros(), world_axis(&joint_frame.rot, &axis))
         }
         Joint::Free => {
             for k in 0..6 {
@@ -35,22 +39,39 @@ pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f6
     ws.placements[i] = placement;
 }
 
-/// Body inertia of body `i` in world coordinates (`ws.inertias[i]`), from its
+/// Body inertia of body `i` in world coordinates, from its
 /// placement (R, p): with h = R h_b and the world first moment h' = h + m p,
 /// `ibar = R ibar_b R^T + (p.h + p.h') 1 - p h'^T - h p^T` (rotation, then the
 /// parallel-axis shift), computed on the 6 unique entries.
 #[inline]
-pub(crate) fn world_inertia(model: &Model, ws: &mut Workspace, i: usize) -> RigidInertia {
+pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidInertia {
     let (r, p) = (&ws.placements[i].rot, &ws.placements[i].trans);
     let b = &model.bodies[i].inertia;
     let m = b.mass;
     let h = r * b.h;
     let hw = h + p * m;
     let d = p.dot(&h) + p.dot(&hw);
-    let t = r * b.ibar;
+    // Unique entries of the symmetric body inertia, then t = r s row by row.
+    let s = &b.ibar;
+    let (sxx, sxy, sxz, syy, syz, szz) = (
+        s[(0, 0)],
+        s[(0, 1)],
+        s[(0, 2)],
+        s[(1, 1)],
+        s[(1, 2)],
+        s[(2, 2)],
+    );
+    let row = |k: usize| {
+        let (a, b, c) = (r[(k, 0)], r[(k, 1)], r[(k, 2)]);
+        [
+            a * sxx + b * sxy + c * sxz,
+            a * sxy + b * syy + c * syz,
+            a * sxz + b * syz + c * szz,
+        ]
+    };
+    let t = [row(0), row(1), row(2)];
     let e = |i: usize, j: usize| {
-        let rot = t[(i, 0)] * r[(j, 0)] + t[(i, 1)] * r[(j, 1)] + t[(i, 2)] * r[(j, 2)];
-        rot - p[i] * hw[j] - h[i] * p[j]
+        t[i][0] * r[(j, 0)] + t[i][1] * r[(j, 1)] + t[i][2] * r[(j, 2)] - p[i] * hw[j] - h[i] * p[j]
     };
     let (xx, xy, xz, yy, yz, zz) = (
         e(0, 0) + d,
@@ -60,13 +81,11 @@ pub(crate) fn world_inertia(model: &Model, ws: &mut Workspace, i: usize) -> Rigi
         e(1, 2),
         e(2, 2) + d,
     );
-    let inertia = RigidInertia {
+    RigidInertia {
         mass: m,
         h: hw,
         ibar: Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
-    };
-    ws.inertias[i] = inertia;
-    inertia
+    }
 }
 
 /// Velocity of body `i` (world) from its parent's and the joint speeds:
@@ -104,4 +123,15 @@ pub(crate) fn parent_motion(model: &Model, motions: &[Motion], i: usize, base: M
 #[inline]
 pub(crate) fn gravity_base_acceleration(model: &Model) -> Motion {
     Motion::new(Vec3::zeros(), -model.gravity)
+}
+
+/// `rot * axis`, read off a column when the axis is a coordinate axis.
+#[inline]
+fn world_axis(rot: &Mat3, axis: &Vec3) -> Vec3 {
+    match (axis.x, axis.y, axis.z) {
+        (x, 0.0, 0.0) => rot.column(0) * x,
+        (0.0, y, 0.0) => rot.column(1) * y,
+        (0.0, 0.0, z) => rot.column(2) * z,
+        _ => rot * axis,
+    }
 }

@@ -50,8 +50,6 @@ pub struct Workspace {
     /// World-frame spatial acceleration of each body (gravity included as a
     /// base acceleration where an algorithm says so).
     pub accelerations: Vec<Motion>,
-    /// Body inertias in world coordinates.
-    pub inertias: Vec<RigidInertia>,
     /// Composite (subtree) inertias in world coordinates.
     pub composite_inertias: Vec<RigidInertia>,
     /// Per-body spatial forces (world).
@@ -98,7 +96,6 @@ impl Workspace {
             placements: vec![Transform::identity(); nb],
             velocities: vec![Motion::zero(); nb],
             accelerations: vec![Motion::zero(); nb],
-            inertias: vec![RigidInertia::zero(); nb],
             composite_inertias: vec![RigidInertia::zero(); nb],
             forces: vec![Force::zero(); nb],
             axes: vec![Motion::zero(); nv],

@@ -59,7 +59,7 @@ impl Joint {
     pub fn successor_placement(&self, frame: &Transform, q: &[f64]) -> Transform {
         match self {
             Joint::Revolute { axis } => {
-                let (s, c) = q[0].sin_cos();
+                let (s, c) = crate::spatial::sin_cos(q[0]);
                 Transform::new(rotate_about(&frame.rot, axis, s, c), frame.trans)
             }
             Joint::Prismatic { axis } => {

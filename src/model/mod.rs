@@ -22,7 +22,7 @@ pub use error::ModelError;
 pub use joint::{Joint, JointLimits};
 pub use urdf::RootJoint;
 
-use crate::spatial::{RigidInertia, Transform, Vec3};
+use crate::spatial::{Mat3, RigidInertia, Transform, Vec3};
 
 /// One moving body and the joint that connects it to its parent.
 #[derive(Clone, Debug)]
@@ -82,6 +82,9 @@ pub struct Model {
     support_start: Vec<usize>,
     /// Concatenated supports (see [`Model::support`]).
     support_list: Vec<usize>,
+    /// Whether each body's `tree_placement` is a pure translation, so that
+    /// kinematics can skip a rotation product.
+    tree_is_translation: Vec<bool>,
 }
 
 /// Standard gravity in world coordinates.
@@ -124,6 +127,10 @@ impl Model {
             }
             support_start.push(support_list.len());
         }
+        let tree_is_translation: Vec<bool> = bodies
+            .iter()
+            .map(|b| b.tree_placement.rot == Mat3::identity())
+            .collect();
         Model {
             name: name.into(),
             bodies,
@@ -134,7 +141,14 @@ impl Model {
             dof_body,
             support_start,
             support_list,
+            tree_is_translation,
         }
+    }
+
+    /// Whether body `i`'s tree placement has no rotation.
+    #[inline]
+    pub(crate) fn tree_is_translation(&self, i: usize) -> bool {
+        self.tree_is_translation[i]
     }
 
     /// The support of speed `k`: `k` itself, then every speed of the same

@@ -7,6 +7,7 @@
 
 mod inertia;
 mod matrix6;
+mod sin_cos;
 mod transform;
 mod vectors;
 
@@ -15,6 +16,7 @@ pub use matrix6::{
     force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6,
     tr_mul_motion, Matrix6,
 };
+pub use sin_cos::sin_cos;
 pub use transform::Transform;
 pub use transform::{axis_angle, axis_rotation, quaternion_to_matrix, rpy_to_matrix};
 pub use vectors::{Force, Motion};

@@ -109,7 +109,7 @@ pub fn rpy_to_matrix(rpy: [f64; 3]) -> Mat3 {
 /// Rotation by angle `q` about the unit axis `a` (Rodrigues' formula).
 #[inline]
 pub fn axis_angle(a: &Vec3, q: f64) -> Mat3 {
-    let (s, c) = q.sin_cos();
+    let (s, c) = super::sin_cos(q);
     axis_rotation(a, s, c)
 }
 
