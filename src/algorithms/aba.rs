@@ -3,7 +3,8 @@
 //! without transforms (as in Pinocchio 3).
 
 use super::kinematics::{
-    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+    body_placement_and_axes, gravity_base_acceleration, parent_motion, propagate_velocity,
+    world_inertia,
 };
 use super::Workspace;
 use crate::model::{Joint, Model};
@@ -27,9 +28,7 @@ pub fn aba<'w>(
     for i in 0..n {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vj = joint_motion(model, ws, i, v);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
-        ws.velocities[i] = vi;
+        let (vi, vj) = propagate_velocity(model, ws, i, v);
         ws.body_motions[i] = vi.cross(&vj);
         ws.body_matrices[i] = inertia.to_matrix();
         ws.forces[i] = vi.cross_force(&inertia.mul_motion(&vi));

@@ -8,10 +8,10 @@
 //! root, Phi_dot = v x Phi holds for its body-frame speeds too, so the same
 //! recursion gives the generalized-speed C* (seed 001 sec. V).
 
-use super::kinematics::{body_placement_and_axes, joint_motion, parent_motion, world_inertia};
+use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
-use crate::spatial::{mul_motion, tr_mul_motion, Motion};
+use crate::spatial::{mul_motion, tr_mul_motion};
 use nalgebra::DMatrix;
 
 /// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`.
@@ -54,9 +54,7 @@ fn algorithm1<const WITH_H: bool>(
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi =
-            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
-        ws.velocities[i] = vi;
+        let (vi, _) = propagate_velocity(model, ws, i, v);
         let body = &model.bodies[i];
         for k in body.v_index..body.v_index + body.joint.nv() {
             ws.axes_dot[k] = vi.cross(&ws.axes[k]);

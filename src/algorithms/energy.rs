@@ -1,9 +1,8 @@
 //! Kinetic and potential energy of the whole tree.
 
-use super::kinematics::{body_placement_and_axes, joint_motion, parent_motion, world_inertia};
+use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::Workspace;
 use crate::model::Model;
-use crate::spatial::Motion;
 
 /// Kinetic energy T = 1/2 sum_i v_i . I_i v_i = 1/2 v^T H v.
 pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
@@ -15,9 +14,7 @@ pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi =
-            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
-        ws.velocities[i] = vi;
+        let (vi, _) = propagate_velocity(model, ws, i, v);
         t += 0.5 * vi.dot(&inertia.mul_motion(&vi));
     }
     t

@@ -94,11 +94,11 @@ pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidIne
 #[inline]
 pub(crate) fn joint_motion(model: &Model, ws: &Workspace, i: usize, v: &[f64]) -> Motion {
     let body = &model.bodies[i];
-    let mut m = Motion::zero();
-    for k in body.v_index..body.v_index + body.joint.nv() {
-        m += ws.axes[k] * v[k];
-    }
-    m
+    let dofs = body.v_index..body.v_index + body.joint.nv();
+    ws.axes[dofs.clone()]
+        .iter()
+        .zip(&v[dofs])
+        .fold(Motion::zero(), |m, (axis, vk)| m + *axis * *vk)
 }
 
 /// Computes `ws.placements` and `ws.axes` for configuration `q`.
@@ -107,6 +107,21 @@ pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
     }
+}
+
+/// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (seed 000
+/// eq. 5), stored in `ws.velocities[i]`. Returns `(v_i, Phi_i qdot_i)`.
+#[inline]
+pub(crate) fn propagate_velocity(
+    model: &Model,
+    ws: &mut Workspace,
+    i: usize,
+    v: &[f64],
+) -> (Motion, Motion) {
+    let vj = joint_motion(model, ws, i, v);
+    let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
+    ws.velocities[i] = vi;
+    (vi, vj)
 }
 
 /// Velocity of the parent of body `i` (zero for a child of the world).

@@ -32,7 +32,7 @@ pub use jacobian::{frame_jacobian, frame_placement, JacobianFrame};
 pub use kinematics::forward_kinematics;
 pub use regressor::{joint_torque_regressor, PARAMETERS_PER_BODY};
 pub use rnea::{generalized_gravity, rnea};
-pub use slotine_li_torque::slotine_li_torque;
+pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
 
 use crate::model::Model;
 use crate::spatial::{Force, Matrix6, Motion, RigidInertia, Transform};

@@ -4,6 +4,7 @@
 
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
+    propagate_velocity,
 };
 use super::Workspace;
 use crate::model::Model;
@@ -63,12 +64,10 @@ pub fn joint_torque_regressor<'w>(
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
-        let vj = joint_motion(model, ws, i, v);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
+        let (vi, vj) = propagate_velocity(model, ws, i, v);
         let ai = parent_motion(model, &ws.accelerations, i, a0)
             + joint_motion(model, ws, i, a)
             + vi.cross(&vj);
-        ws.velocities[i] = vi;
         ws.accelerations[i] = ai;
         let x = ws.placements[i];
         let cols = body_regressor(&x.inv_act_motion(&vi), &x.inv_act_motion(&ai));

@@ -2,11 +2,11 @@
 //! in world coordinates.
 
 use super::kinematics::{
-    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
+    propagate_velocity, world_inertia,
 };
 use super::Workspace;
 use crate::model::Model;
-use crate::spatial::Motion;
 use nalgebra::DVector;
 
 /// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`.
@@ -25,12 +25,10 @@ pub fn rnea<'w>(
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vj = joint_motion(model, ws, i, v);
+        let (vi, vj) = propagate_velocity(model, ws, i, v);
         let aj = joint_motion(model, ws, i, a);
-        let vi = parent_motion(model, &ws.velocities, i, Motion::zero()) + vj;
         // a_i = a_p + Phi qddot + Phi_dot qdot, with Phi_dot = v_i x Phi (world frame).
         let ai = parent_motion(model, &ws.accelerations, i, a0) + aj + vi.cross(&vj);
-        ws.velocities[i] = vi;
         ws.accelerations[i] = ai;
         ws.forces[i] = inertia.mul_motion(&ai) + vi.cross_force(&inertia.mul_motion(&vi));
     }

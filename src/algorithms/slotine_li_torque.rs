@@ -2,10 +2,12 @@
 //! forming C: an RNEA whose body forces use the body-level factorization,
 //! f_i = I_i a_r,i + B(v_i, I_i) v_r,i (Niemeyer-Slotine; seed 000 Remark 1
 //! and eq. 19), with reference accelerations propagated as
-//! a_r,i = a_r,p + Phi_i a_r + (v_i x Phi_i) v_r.
+//! a_r,i = a_r,p + Phi_i a_r + (v_i x Phi_i) v_r. With a_r = 0 and no
+//! gravity the same recursion gives C(q, v) x.
 
 use super::kinematics::{
-    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion, world_inertia,
+    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
+    propagate_velocity, world_inertia,
 };
 use super::rnea::backward_torques;
 use super::{BodyFactorization, Workspace};
@@ -24,27 +26,65 @@ pub fn slotine_li_torque<'w>(
     a_r: &[f64],
     b: BodyFactorization,
 ) -> &'w DVector<f64> {
+    assert_eq!(a_r.len(), model.nv, "slotine_li_torque: wrong input sizes");
+    factorized_rnea(
+        model,
+        ws,
+        q,
+        v,
+        v_r,
+        Some(a_r),
+        gravity_base_acceleration(model),
+        b,
+    );
+    &ws.tau
+}
+
+/// The product C(q, v) x for the factorization `b`, in O(N) without forming
+/// C (the same recursion with a_r = 0 and no gravity), left in `ws.tau`.
+pub fn coriolis_product<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    x: &[f64],
+    b: BodyFactorization,
+) -> &'w DVector<f64> {
+    factorized_rnea(model, ws, q, v, x, None, Motion::zero(), b);
+    &ws.tau
+}
+
+/// RNEA with body forces I a_r + B(v, I) v_r; `a_r = None` means zero and
+/// `a0` is the base acceleration (gravity or none).
+#[allow(clippy::too_many_arguments)]
+fn factorized_rnea(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    v_r: &[f64],
+    a_r: Option<&[f64]>,
+    a0: Motion,
+    b: BodyFactorization,
+) {
     let nv = model.nv;
     assert!(
-        q.len() == model.nq && v.len() == nv && v_r.len() == nv && a_r.len() == nv,
-        "slotine_li_torque: wrong input sizes"
+        q.len() == model.nq && v.len() == nv && v_r.len() == nv,
+        "factorized RNEA: wrong input sizes"
     );
-    let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
-        let vi =
-            parent_motion(model, &ws.velocities, i, Motion::zero()) + joint_motion(model, ws, i, v);
+        let (vi, _) = propagate_velocity(model, ws, i, v);
         let vr_joint = joint_motion(model, ws, i, v_r);
         let vri = parent_motion(model, &ws.body_motions, i, Motion::zero()) + vr_joint;
-        let ari = parent_motion(model, &ws.body_motions2, i, a0)
-            + joint_motion(model, ws, i, a_r)
-            + vi.cross(&vr_joint);
-        ws.velocities[i] = vi;
+        let mut ari = parent_motion(model, &ws.body_motions2, i, a0) + vi.cross(&vr_joint);
+        if let Some(a_r) = a_r {
+            ari += joint_motion(model, ws, i, a_r);
+        }
         ws.body_motions[i] = vri;
         ws.body_motions2[i] = ari;
         ws.forces[i] = inertia.mul_motion(&ari) + b.apply(&inertia, &vi, &vri);
     }
     backward_torques(model, ws);
-    &ws.tau
 }

@@ -2,7 +2,7 @@
 //! over random states, measured like ../shared/bench/pin_bench.cpp (64
 //! states, warm-up, best of 5 repetitions) for side-by-side ratios.
 
-use super::{load_model, PathArg, RootArg};
+use super::{load_model, RootArg};
 use passivity_lab::algorithms::{
     aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba, rnea,
     BodyFactorization, Workspace,
@@ -10,13 +10,14 @@ use passivity_lab::algorithms::{
 use passivity_lab::model::{Joint, Model};
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Robot description.
     #[arg(long)]
-    model: PathArg,
+    model: PathBuf,
     /// How the root link is attached.
     #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
     root: RootArg,

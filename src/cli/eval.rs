@@ -1,25 +1,26 @@
 //! `passivity-lab eval`: this project's values for the states of a file in
 //! the reference-data format.
 
-use super::{load_model, PathArg, RootArg};
+use super::{load_model, RootArg};
 use anyhow::Context;
 use passivity_lab::eval::evaluate;
 use passivity_lab::io::write_atomically;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Robot description.
     #[arg(long)]
-    urdf: PathArg,
+    urdf: PathBuf,
     /// How the root link is attached.
     #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
     root: RootArg,
     /// Input states (reference-data format: joint_names, samples with q, v, a, v_r, a_r, frames).
     #[arg(long)]
-    input: PathArg,
+    input: PathBuf,
     /// Output file (same structure, this project's values).
     #[arg(long)]
-    output: PathArg,
+    output: PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -1,12 +1,13 @@
 //! `passivity-lab inspect`: what a URDF turns into.
 
-use super::{load_model, PathArg, RootArg};
+use super::{load_model, RootArg};
 use passivity_lab::model::Joint;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Robot description.
-    urdf: PathArg,
+    urdf: PathBuf,
     /// How the root link is attached.
     #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
     root: RootArg,

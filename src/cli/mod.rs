@@ -7,7 +7,7 @@ mod selfcheck;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::model::{Model, RootJoint};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Parser)]
 #[command(
@@ -65,6 +65,3 @@ pub fn run() -> anyhow::Result<()> {
         Command::Inspect(a) => inspect::run(a),
     }
 }
-
-/// A path argument.
-pub type PathArg = PathBuf;

@@ -91,16 +91,22 @@ pub struct Model {
 pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
 
 impl Model {
-    /// Builds a model from bodies (parents before children) and frames,
-    /// assigning q and v indices.
+    /// Builds a model from bodies and frames, assigning q and v indices.
+    /// Bodies must come after their parents and only body 0 may have a free
+    /// joint (the URDF loader and the built-in systems guarantee both; other
+    /// orders are a programming error and panic).
     pub fn new(name: impl Into<String>, mut bodies: Vec<Body>, frames: Vec<Frame>) -> Self {
         let (mut nq, mut nv) = (0, 0);
         let mut dof_body = Vec::new();
         let mut dof_parent: Vec<Option<usize>> = Vec::new();
         for i in 0..bodies.len() {
-            debug_assert!(
+            assert!(
                 bodies[i].parent.is_none_or(|p| p < i),
-                "bodies must be ordered parent first"
+                "Model::new: body {i} comes before its parent"
+            );
+            assert!(
+                i == 0 || !matches!(bodies[i].joint, Joint::Free),
+                "Model::new: a free joint is only supported on body 0"
             );
             bodies[i].q_index = nq;
             bodies[i].v_index = nv;

@@ -5,6 +5,10 @@
 //! (it saves and restores the floating-point environment), and joint
 //! transforms call it once per revolute joint in every algorithm.
 
+// The constants are fdlibm's published decimal strings, kept verbatim so they
+// can be checked against the source; they round to the intended doubles.
+#![allow(clippy::excessive_precision)]
+
 use std::f64::consts::FRAC_2_PI;
 
 // pi/2 split into three parts whose products with |k| < 2^20 are exact.

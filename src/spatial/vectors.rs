@@ -19,21 +19,6 @@ pub struct Force {
 }
 
 impl Motion {
-    pub const fn new(ang: Vec3, lin: Vec3) -> Self {
-        Self { ang, lin }
-    }
-    pub fn zero() -> Self {
-        Self::default()
-    }
-    /// Component `i` of `[angular; linear]`.
-    #[inline]
-    pub fn get(&self, i: usize) -> f64 {
-        if i < 3 {
-            self.ang[i]
-        } else {
-            self.lin[i - 3]
-        }
-    }
     /// Unit vector `e_i` of `[angular; linear]`.
     pub fn unit(i: usize) -> Self {
         let mut m = Self::zero();
@@ -74,26 +59,27 @@ impl Motion {
     }
 }
 
-impl Force {
-    pub const fn new(ang: Vec3, lin: Vec3) -> Self {
-        Self { ang, lin }
-    }
-    pub fn zero() -> Self {
-        Self::default()
-    }
-    /// Component `i` of `[angular; linear]`.
-    #[inline]
-    pub fn get(&self, i: usize) -> f64 {
-        if i < 3 {
-            self.ang[i]
-        } else {
-            self.lin[i - 3]
-        }
-    }
-}
-
+/// Constructors, component access and the vector-space operations shared by
+/// motion and force vectors.
 macro_rules! impl_linear_ops {
     ($t:ident) => {
+        impl $t {
+            pub const fn new(ang: Vec3, lin: Vec3) -> Self {
+                Self { ang, lin }
+            }
+            pub fn zero() -> Self {
+                Self::default()
+            }
+            /// Component `i` of `[angular; linear]`.
+            #[inline]
+            pub fn get(&self, i: usize) -> f64 {
+                if i < 3 {
+                    self.ang[i]
+                } else {
+                    self.lin[i - 3]
+                }
+            }
+        }
         impl Add for $t {
             type Output = $t;
             #[inline]
