@@ -5,6 +5,7 @@
 
 pub mod algorithms;
 pub mod eval;
+pub mod factorization;
 pub mod io;
 pub mod model;
 pub mod spatial;

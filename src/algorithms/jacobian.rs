@@ -1,5 +1,6 @@
 //! Frame placements and frame Jacobians (Featherstone 2008, sec. 4.5).
 
+use super::kinematics::{body_placement_and_axes, propagate_velocity};
 use super::Workspace;
 use crate::model::Model;
 use crate::spatial::Transform;
@@ -54,4 +55,64 @@ pub fn frame_jacobian<'w>(
         }
     }
     &ws.jacobian
+}
+
+/// The Jacobian of frame `frame` and its time derivative dJ/dt along the
+/// motion with speeds `v`, left in `ws.jacobian` and `ws.jacobian_dot`
+/// (6 x nv, rows `[angular; linear]`). With Phi_dot_k = v_body(k) x Phi_k
+/// and the frame origin moving with p_dot, a `WorldAligned` column
+/// [w_k; v_k + w_k x p] has derivative [w_k'; v_k' + w_k' x p + w_k x p_dot];
+/// a `Local` column is R^T times it, so its derivative is
+/// R^T (d/dt(column) - w x column), w the frame's angular velocity.
+pub fn frame_jacobian_time_derivative(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    frame: usize,
+    axes: JacobianFrame,
+) {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv,
+        "frame_jacobian_time_derivative: wrong input sizes"
+    );
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let (vi, _) = propagate_velocity(model, ws, i, v);
+        let b = &model.bodies[i];
+        for k in b.v_index..b.v_index + b.joint.nv() {
+            ws.axes_dot[k] = vi.cross(&ws.axes[k]);
+        }
+    }
+    ws.jacobian.fill(0.0);
+    ws.jacobian_dot.fill(0.0);
+    let Some(body) = model.frames[frame].body else {
+        return;
+    };
+    let x = frame_placement(model, ws, frame);
+    let vf = ws.velocities[body];
+    let w = vf.ang;
+    let p = x.trans;
+    let p_dot = vf.lin + w.cross(&p);
+    let b = &model.bodies[body];
+    for &k in model.support(b.v_index + b.joint.nv() - 1) {
+        let (phi, phi_dot) = (ws.axes[k], ws.axes_dot[k]);
+        let (mut ang, mut lin) = (phi.ang, phi.lin + phi.ang.cross(&p));
+        let (mut ang_dot, mut lin_dot) = (
+            phi_dot.ang,
+            phi_dot.lin + phi_dot.ang.cross(&p) + phi.ang.cross(&p_dot),
+        );
+        if axes == JacobianFrame::Local {
+            ang_dot = x.rot.tr_mul(&(ang_dot - w.cross(&ang)));
+            lin_dot = x.rot.tr_mul(&(lin_dot - w.cross(&lin)));
+            ang = x.rot.tr_mul(&ang);
+            lin = x.rot.tr_mul(&lin);
+        }
+        for r in 0..3 {
+            ws.jacobian[(r, k)] = ang[r];
+            ws.jacobian[(3 + r, k)] = lin[r];
+            ws.jacobian_dot[(r, k)] = ang_dot[r];
+            ws.jacobian_dot[(3 + r, k)] = lin_dot[r];
+        }
+    }
 }

@@ -18,6 +18,7 @@ mod crba;
 mod energy;
 mod jacobian;
 mod kinematics;
+mod operational_space;
 mod regressor;
 mod rnea;
 mod slotine_li_torque;
@@ -28,8 +29,14 @@ pub use christoffel::christoffel_symbols;
 pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
-pub use jacobian::{frame_jacobian, frame_placement, JacobianFrame};
+pub use jacobian::{
+    frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
+};
 pub use kinematics::forward_kinematics;
+pub use operational_space::{
+    operational_space_inverse_inertia, operational_space_inverse_inertia_dense,
+    OperationalSpaceWorkspace,
+};
 pub use regressor::{joint_torque_regressor, PARAMETERS_PER_BODY};
 pub use rnea::{generalized_gravity, rnea};
 pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
@@ -85,6 +92,8 @@ pub struct Workspace {
     pub regressor: DMatrix<f64>,
     /// Frame Jacobian, 6 x nv, rows `[angular; linear]` (frame_jacobian).
     pub jacobian: DMatrix<f64>,
+    /// Its time derivative (frame_jacobian_time_derivative).
+    pub jacobian_dot: DMatrix<f64>,
 }
 
 impl Workspace {
@@ -113,6 +122,7 @@ impl Workspace {
             christoffel: vec![0.0; nv * nv * nv],
             regressor: DMatrix::zeros(nv, 10 * nb),
             jacobian: DMatrix::zeros(6, nv),
+            jacobian_dot: DMatrix::zeros(6, nv),
         }
     }
 

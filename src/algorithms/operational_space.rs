@@ -1,0 +1,226 @@
+//! Inverse operational-space inertia Lambda^-1 = J H^-1 J^T for m end
+//! frames: the Extended-Force-Propagator Algorithm (seed 004, Table I),
+//! O(N + md + m^2), and the dense formula it is tested against.
+//!
+//! In world coordinates every iX_p(i) of Table I is the identity, so the
+//! inward pass is the ABA's articulated-inertia recursion plus the force
+//! propagators chi_k,p(i) = chi_k,i L_i (eq. 11), and the outward pass
+//! Lambda_ik = L_i Lambda_p(i)k + K_i chi_k,i^T (eq. 13) with the cross terms
+//! Lambda_k1k2 = chi_k1,i Lambda_ik2 at the deepest common ancestor i (eq. 14).
+//! Blocks are in each frame's own axes at its origin, rows and columns
+//! `[angular; linear]` (the Jacobian of `JacobianFrame::Local`).
+
+use super::jacobian::{frame_jacobian, frame_placement, JacobianFrame};
+use super::kinematics::{body_placement_and_axes, world_inertia};
+use super::{crba, Workspace};
+use crate::model::{Joint, Model};
+use crate::spatial::{to_vec6, Matrix6};
+use nalgebra::DMatrix;
+
+/// Buffers of the EFPA for a fixed list of end frames.
+#[derive(Clone, Debug)]
+pub struct OperationalSpaceWorkspace {
+    frames: Vec<usize>,
+    /// Body of each frame (None: welded to the world, zero Jacobian).
+    frame_body: Vec<Option<usize>>,
+    /// Bodies from each frame's body to the root (its support), leaf first.
+    paths: Vec<Vec<usize>>,
+    /// chi_k,i for every body i of frame k's path, in path order.
+    propagators: Vec<Vec<Matrix6>>,
+    /// Per body: K_i and L_i = 1 - K_i I^A_i.
+    k_matrices: Vec<Matrix6>,
+    l_matrices: Vec<Matrix6>,
+    articulated: Vec<Matrix6>,
+    /// Per frame: Lambda_ik for the body i of the outward pass.
+    running: Vec<Matrix6>,
+    /// Per body i: (k, position of i on frame k's path) for the frames it supports.
+    on_paths: Vec<Vec<(usize, usize)>>,
+    /// (i, k1, position of i on k1's path, k2): frames k1 < k2 whose deepest
+    /// common ancestor is body i.
+    common_ancestors: Vec<(usize, usize, usize, usize)>,
+    /// Lambda^-1, 6m x 6m.
+    pub lambda_inv: DMatrix<f64>,
+}
+
+impl OperationalSpaceWorkspace {
+    /// Buffers for the end frames `frames` (indices into `model.frames`).
+    pub fn new(model: &Model, frames: &[usize]) -> Self {
+        let m = frames.len();
+        let frame_body: Vec<Option<usize>> = frames.iter().map(|&f| model.frames[f].body).collect();
+        let paths: Vec<Vec<usize>> = frame_body
+            .iter()
+            .map(|b| {
+                let mut path = Vec::new();
+                let mut i = *b;
+                while let Some(j) = i {
+                    path.push(j);
+                    i = model.bodies[j].parent;
+                }
+                path
+            })
+            .collect();
+        let mut common_ancestors = Vec::new();
+        for k1 in 0..m {
+            for k2 in k1 + 1..m {
+                // Deepest body on both paths (paths are leaf first).
+                if let Some(pos) = paths[k1].iter().position(|b| paths[k2].contains(b)) {
+                    common_ancestors.push((paths[k1][pos], k1, pos, k2));
+                }
+            }
+        }
+        let nb = model.nbodies();
+        let mut on_paths = vec![Vec::new(); nb];
+        for (k, path) in paths.iter().enumerate() {
+            for (pos, &i) in path.iter().enumerate() {
+                on_paths[i].push((k, pos));
+            }
+        }
+        OperationalSpaceWorkspace {
+            on_paths,
+            frames: frames.to_vec(),
+            frame_body,
+            propagators: paths
+                .iter()
+                .map(|p| vec![Matrix6::zeros(); p.len()])
+                .collect(),
+            paths,
+            k_matrices: vec![Matrix6::zeros(); nb],
+            l_matrices: vec![Matrix6::zeros(); nb],
+            articulated: vec![Matrix6::zeros(); nb],
+            running: vec![Matrix6::zeros(); m],
+            common_ancestors,
+            lambda_inv: DMatrix::zeros(6 * m, 6 * m),
+        }
+    }
+
+    /// The end frames.
+    pub fn frames(&self) -> &[usize] {
+        &self.frames
+    }
+}
+
+/// Motion transform from world coordinates (at the world origin) to the
+/// frame's own axes at its origin.
+fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Matrix6 {
+    let x = frame_placement(model, ws, frame);
+    let rt = x.rot.transpose();
+    let mut e = Matrix6::zeros();
+    e.fixed_view_mut::<3, 3>(0, 0).copy_from(&rt);
+    e.fixed_view_mut::<3, 3>(3, 3).copy_from(&rt);
+    // Linear part at the frame origin: R^T (v_O + w x p) = R^T v_O - R^T [p]x w.
+    e.fixed_view_mut::<3, 3>(3, 0)
+        .copy_from(&(-(rt * x.trans.cross_matrix())));
+    e
+}
+
+/// Lambda^-1 for the workspace's end frames by the EFPA, left in
+/// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..).
+pub fn operational_space_inverse_inertia<'o>(
+    model: &Model,
+    ws: &mut Workspace,
+    os: &'o mut OperationalSpaceWorkspace,
+    q: &[f64],
+) -> &'o DMatrix<f64> {
+    assert_eq!(
+        q.len(),
+        model.nq,
+        "operational_space_inverse_inertia: wrong input size"
+    );
+    let nb = model.nbodies();
+    for i in 0..nb {
+        body_placement_and_axes(model, ws, q, i);
+        os.articulated[i] = world_inertia(model, ws, i).to_matrix();
+    }
+    // Seeds: chi_k at the frame's body is the rigid transform to the frame.
+    let m = os.frames.len();
+    for k in 0..m {
+        if let Some(first) = os.propagators[k].first_mut() {
+            *first = world_to_frame(model, ws, os.frames[k]);
+        }
+    }
+    // Inward pass (Table I, second loop).
+    for i in (0..nb).rev() {
+        let body = &model.bodies[i];
+        let ia = os.articulated[i];
+        let (k_mat, l_mat) = match body.joint {
+            Joint::Free => {
+                // Phi is invertible: K = (I^A)^-1, L = 0.
+                let inv = ia
+                    .try_inverse()
+                    .unwrap_or_else(|| Matrix6::from_element(f64::NAN));
+                (inv, Matrix6::zeros())
+            }
+            _ => {
+                let phi = to_vec6(&ws.axes[body.v_index]);
+                let u = ia * phi;
+                let d = phi.dot(&u);
+                let k_mat = phi * (phi.transpose() / d);
+                (k_mat, Matrix6::identity() - phi * (u.transpose() / d))
+            }
+        };
+        if let Some(p) = body.parent {
+            let reduced = l_mat.transpose() * ia;
+            os.articulated[p] += reduced;
+        }
+        os.k_matrices[i] = k_mat;
+        os.l_matrices[i] = l_mat;
+        for &(k, pos) in &os.on_paths[i] {
+            if pos + 1 < os.paths[k].len() {
+                os.propagators[k][pos + 1] = os.propagators[k][pos] * l_mat;
+            }
+        }
+    }
+    // Outward pass (Table I, third loop).
+    for k in 0..m {
+        os.running[k] = Matrix6::zeros();
+    }
+    os.lambda_inv.fill(0.0);
+    for i in 0..nb {
+        for &(k, pos) in &os.on_paths[i] {
+            let chi = os.propagators[k][pos];
+            os.running[k] = os.l_matrices[i] * os.running[k] + os.k_matrices[i] * chi.transpose();
+        }
+        for &(body, k1, pos, k2) in &os.common_ancestors {
+            if body == i {
+                let block = os.propagators[k1][pos] * os.running[k2];
+                os.lambda_inv
+                    .view_mut((6 * k1, 6 * k2), (6, 6))
+                    .copy_from(&block);
+                os.lambda_inv
+                    .view_mut((6 * k2, 6 * k1), (6, 6))
+                    .copy_from(&block.transpose());
+            }
+        }
+    }
+    for k in 0..m {
+        if os.frame_body[k].is_some() {
+            let block = os.propagators[k][0] * os.running[k];
+            os.lambda_inv
+                .view_mut((6 * k, 6 * k), (6, 6))
+                .copy_from(&block);
+        }
+    }
+    &os.lambda_inv
+}
+
+/// The dense formula J H^-1 J^T with the frames' `Local` Jacobians stacked
+/// (CRBA and a Cholesky factorization): the check and baseline for the EFPA.
+pub fn operational_space_inverse_inertia_dense(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    frames: &[usize],
+) -> DMatrix<f64> {
+    let n = model.nv;
+    let h = crba(model, ws, q).clone();
+    let mut j = DMatrix::zeros(6 * frames.len(), n);
+    for (a, &f) in frames.iter().enumerate() {
+        let jf = frame_jacobian(model, ws, f, JacobianFrame::Local);
+        j.view_mut((6 * a, 0), (6, n)).copy_from(jf);
+    }
+    let h_inv_jt = h
+        .cholesky()
+        .map(|c| c.solve(&j.transpose()))
+        .unwrap_or_else(|| DMatrix::from_element(n, 6 * frames.len(), f64::NAN));
+    &j * h_inv_jt
+}

@@ -1,0 +1,291 @@
+//! Coriolis factorizations: the Christoffel-consistent C* and admissible
+//! alternatives with torsion (seed 001 secs. III-IV), with diagnostics that
+//! tell them apart, the change-of-coordinates law they obey (seed 001
+//! Thm. V.1) and the task-space quantities built from them.
+//!
+//! A factorization is admissible when it gives the right dynamics
+//! (C v = C* v) and dH/dt - 2C is skew-symmetric. For n >= 3 there are
+//! infinitely many; they differ from C* by a totally anti-symmetric contorsion
+//! tensor, i.e. their connection has torsion (seed 001 Cor. IV.1).
+
+mod change_of_coordinates;
+mod diagnostics;
+mod task_space;
+
+pub use change_of_coordinates::transform_coriolis;
+pub use diagnostics::{contorsion, diagnose, torsion_tensor, Diagnostics};
+pub use task_space::{task_space_dynamics, TaskSpace};
+
+use crate::algorithms::{
+    christoffel_symbols, coriolis_matrix, coriolis_product, BodyFactorization, Workspace,
+};
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector};
+
+/// A torsion strength beta(q) = constant + sum_l gradient_l q_l.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Beta {
+    pub constant: f64,
+    /// Pairs (configuration index l, coefficient of q_l).
+    pub gradient: Vec<(usize, f64)>,
+}
+
+impl Beta {
+    /// A constant torsion strength.
+    pub fn constant(value: f64) -> Self {
+        Beta {
+            constant: value,
+            gradient: Vec::new(),
+        }
+    }
+
+    /// beta(q).
+    #[inline]
+    pub fn value(&self, q: &[f64]) -> f64 {
+        self.gradient
+            .iter()
+            .fold(self.constant, |b, &(l, g)| b + g * q[l])
+    }
+}
+
+/// One term beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk of seed 001 eq. 12, with
+/// speed indices i < j < k.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TorsionTerm {
+    pub indices: [usize; 3],
+    pub beta: Beta,
+}
+
+/// The Coriolis factorization a controller uses.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Factorization {
+    /// C*, from the Christoffel symbols: torsion-free (Niemeyer-Slotine body
+    /// factorization in Algorithm 1; seed 000 eq. 12).
+    #[default]
+    ChristoffelConsistent,
+    /// Algorithm 1 with B = (v x*) I (seed 000 eq. 11), as older Pinocchio.
+    Classic,
+    /// Algorithm 1 with B = (I v) xbar* - I (v x).
+    Alternate,
+    /// C* + sum of beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk (seed 001 eq. 12);
+    /// for the 3-D point mass, C = beta (v x).
+    Torsion(Vec<TorsionTerm>),
+}
+
+/// Why a factorization cannot be used on a model.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FactorizationError {
+    #[error("torsion needs at least 3 degrees of freedom: with n = {nv} the Christoffel-consistent C* is the only admissible factorization (seed 001 Cor. III.2)")]
+    TooFewDofs { nv: usize },
+    #[error("torsion term ({i}, {j}, {k}): the speed indices must satisfy i < j < k < n = {nv}")]
+    BadIndices {
+        i: usize,
+        j: usize,
+        k: usize,
+        nv: usize,
+    },
+    #[error("torsion term ({i}, {j}, {k}): beta depends on q[{index}], but the configuration has {nq} entries")]
+    BadGradient {
+        i: usize,
+        j: usize,
+        k: usize,
+        index: usize,
+        nq: usize,
+    },
+    #[error("a torsion factorization needs at least one term")]
+    NoTerms,
+    #[error("unknown factorization '{0}' (known: christoffel, classic, alternate, torsion)")]
+    Unknown(String),
+}
+
+impl Factorization {
+    /// The factorization named `name` (`christoffel`, `classic`,
+    /// `alternate`); `torsion` needs its terms, see [`Self::torsion_on_all_triples`].
+    pub fn from_name(name: &str) -> Result<Self, FactorizationError> {
+        match name {
+            "christoffel" => Ok(Factorization::ChristoffelConsistent),
+            "classic" => Ok(Factorization::Classic),
+            "alternate" => Ok(Factorization::Alternate),
+            other => Err(FactorizationError::Unknown(other.to_string())),
+        }
+    }
+
+    /// Short name, as in scenario files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Factorization::ChristoffelConsistent => "christoffel",
+            Factorization::Classic => "classic",
+            Factorization::Alternate => "alternate",
+            Factorization::Torsion(_) => "torsion",
+        }
+    }
+
+    /// Torsion with the same strength on every triple i < j < k of an
+    /// nv-DoF system (for the 3-D point mass: C = beta (v x)).
+    pub fn torsion_on_all_triples(nv: usize, beta: Beta) -> Result<Self, FactorizationError> {
+        if nv < 3 {
+            return Err(FactorizationError::TooFewDofs { nv });
+        }
+        let mut terms = Vec::new();
+        for i in 0..nv {
+            for j in i + 1..nv {
+                for k in j + 1..nv {
+                    terms.push(TorsionTerm {
+                        indices: [i, j, k],
+                        beta: beta.clone(),
+                    });
+                }
+            }
+        }
+        Ok(Factorization::Torsion(terms))
+    }
+
+    /// Checks that the factorization fits `model`.
+    pub fn validate(&self, model: &Model) -> Result<(), FactorizationError> {
+        let Factorization::Torsion(terms) = self else {
+            return Ok(());
+        };
+        let nv = model.nv;
+        if nv < 3 {
+            return Err(FactorizationError::TooFewDofs { nv });
+        }
+        if terms.is_empty() {
+            return Err(FactorizationError::NoTerms);
+        }
+        for t in terms {
+            let [i, j, k] = t.indices;
+            if !(i < j && j < k && k < nv) {
+                return Err(FactorizationError::BadIndices { i, j, k, nv });
+            }
+            if let Some(&(index, _)) = t.beta.gradient.iter().find(|(l, _)| *l >= model.nq) {
+                return Err(FactorizationError::BadGradient {
+                    i,
+                    j,
+                    k,
+                    index,
+                    nq: model.nq,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The body-level factorization Algorithm 1 runs with (C* for torsion,
+    /// which is added on top).
+    pub fn body_level(&self) -> BodyFactorization {
+        match self {
+            Factorization::Classic => BodyFactorization::Classic,
+            Factorization::Alternate => BodyFactorization::Alternate,
+            _ => BodyFactorization::ChristoffelConsistent,
+        }
+    }
+
+    /// C(q, v), left in `ws.coriolis`: Algorithm 1 (O(Nd)) plus the torsion
+    /// terms. Call [`Self::validate`] first.
+    pub fn coriolis_matrix<'w>(
+        &self,
+        model: &Model,
+        ws: &'w mut Workspace,
+        q: &[f64],
+        v: &[f64],
+    ) -> &'w DMatrix<f64> {
+        if let Factorization::Torsion(_) = self {
+            // Torsion writes entries that Algorithm 1 leaves untouched (speeds
+            // on different branches), which must not keep an earlier call's values.
+            ws.coriolis.fill(0.0);
+        }
+        coriolis_matrix(model, ws, q, v, self.body_level());
+        if let Factorization::Torsion(terms) = self {
+            for t in terms {
+                let b = t.beta.value(q);
+                let [i, j, k] = t.indices;
+                // beta (u x) on rows/columns (i, j, k), u = (v_i, v_j, v_k).
+                let c = &mut ws.coriolis;
+                c[(i, j)] -= b * v[k];
+                c[(i, k)] += b * v[j];
+                c[(j, i)] += b * v[k];
+                c[(j, k)] -= b * v[i];
+                c[(k, i)] -= b * v[j];
+                c[(k, j)] += b * v[i];
+            }
+        }
+        &ws.coriolis
+    }
+
+    /// C(q, v) x without forming C: O(N) for the body-level choices, plus
+    /// beta S^T ((S v) x (S x)) per torsion term. Left in `ws.tau`.
+    pub fn coriolis_product<'w>(
+        &self,
+        model: &Model,
+        ws: &'w mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        x: &[f64],
+    ) -> &'w DVector<f64> {
+        coriolis_product(model, ws, q, v, x, self.body_level());
+        if let Factorization::Torsion(terms) = self {
+            for t in terms {
+                let b = t.beta.value(q);
+                let [i, j, k] = t.indices;
+                ws.tau[i] += b * (v[j] * x[k] - v[k] * x[j]);
+                ws.tau[j] += b * (v[k] * x[i] - v[i] * x[k]);
+                ws.tau[k] += b * (v[i] * x[j] - v[j] * x[i]);
+            }
+        }
+        &ws.tau
+    }
+
+    /// The connection coefficients G_ijk = [C(q, e_j)]_ik of this
+    /// factorization (seed 001 eq. 10), index `(i * nv + j) * nv + k`, into
+    /// `out` (length nv^3). C* uses Algorithm 2; the other body-level
+    /// choices one Algorithm 1 per unit speed; torsion adds beta eps_ijk.
+    pub fn connection_coefficients(
+        &self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        out: &mut [f64],
+    ) {
+        let n = model.nv;
+        assert_eq!(
+            out.len(),
+            n * n * n,
+            "connection_coefficients: output must have nv^3 entries"
+        );
+        match self.body_level() {
+            BodyFactorization::ChristoffelConsistent => {
+                out.copy_from_slice(christoffel_symbols(model, ws, q))
+            }
+            b => {
+                let mut e = vec![0.0; n];
+                for j in 0..n {
+                    e[j] = 1.0;
+                    let c = coriolis_matrix(model, ws, q, &e, b);
+                    for i in 0..n {
+                        for k in 0..n {
+                            out[(i * n + j) * n + k] = c[(i, k)];
+                        }
+                    }
+                    e[j] = 0.0;
+                }
+            }
+        }
+        if let Factorization::Torsion(terms) = self {
+            for t in terms {
+                let b = t.beta.value(q);
+                let idx = t.indices;
+                // C_ik += b eps_ijk v_j over the triple (local indices).
+                for (a, c, d, sign) in [
+                    (0, 1, 2, 1.0),
+                    (1, 2, 0, 1.0),
+                    (2, 0, 1, 1.0),
+                    (0, 2, 1, -1.0),
+                    (2, 1, 0, -1.0),
+                    (1, 0, 2, -1.0),
+                ] {
+                    out[(idx[a] * n + idx[c]) * n + idx[d]] += sign * b;
+                }
+            }
+        }
+    }
+}
