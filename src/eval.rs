@@ -7,10 +7,12 @@
 //! Jacobian rows are `[linear; angular]`.
 
 use crate::algorithms::{
-    aba, christoffel_symbols, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian,
-    frame_placement, generalized_gravity, joint_torque_regressor, kinetic_energy, rnea,
-    slotine_li_torque, BodyFactorization, JacobianFrame, Workspace, PARAMETERS_PER_BODY,
+    aba, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian, frame_placement,
+    generalized_gravity, joint_torque_regressor, kinetic_energy, operational_space_inverse_inertia,
+    rnea, BodyFactorization, JacobianFrame, OperationalSpaceWorkspace, Workspace,
+    PARAMETERS_PER_BODY,
 };
+use crate::factorization::{diagnose, Factorization, FactorizationError};
 use crate::model::{Joint, Model};
 use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Map, Value};
@@ -28,6 +30,8 @@ pub enum EvalError {
     UnknownFrame { sample: usize, frame: String },
     #[error("field '{0}' is missing or is not what the format requires ({1})")]
     Field(String, &'static str),
+    #[error(transparent)]
+    Factorization(#[from] FactorizationError),
     #[error("sample {sample}: '{field}' must be {expected} finite numbers")]
     BadVector {
         sample: usize,
@@ -141,8 +145,15 @@ fn jacobian_to_file(map: &JointMap, j: &DMatrix<f64>) -> Vec<Vec<f64>> {
 }
 
 /// Evaluates every sample of `input` (the reference-data format) on `model`
-/// and returns the same structure with this project's values.
-pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
+/// and returns the same structure with this project's values;
+/// `coriolis_matrix`, `coriolis_force`, `christoffel_first_kind` (its
+/// connection coefficients) and `tau_slotine_li` are those of
+/// `factorization`, and each sample gains `diagnostics`.
+pub fn evaluate(
+    model: &mut Model,
+    input: &Value,
+    factorization: &Factorization,
+) -> Result<Value, EvalError> {
     let names: Vec<String> = input
         .get("joint_names")
         .and_then(Value::as_array)
@@ -161,6 +172,7 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
         model.gravity = crate::spatial::Vec3::new(g[0], g[1], g[2]);
     }
     let model = &*model;
+    factorization.validate(model)?;
     let map = JointMap::new(model, &names)?;
     let samples = input
         .get("samples")
@@ -169,6 +181,7 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
     let mut ws = Workspace::new(model);
     let (nq, nv) = (model.nq, model.nv);
     let mut out_samples = Vec::with_capacity(samples.len());
+    let mut gamma = vec![0.0; nv * nv * nv];
     for (s, sample) in samples.iter().enumerate() {
         let q = map.q_to_model(&vector(sample, s, "q", nq)?);
         let v = map.v_to_model(&vector(sample, s, "v", nv)?);
@@ -197,22 +210,20 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
             json!(map.matrix_to_file(&ws.mass_matrix)),
         );
         out.insert(
-            "coriolis_matrix".into(),
-            json!(map.matrix_to_file(&ws.coriolis)),
-        );
-        out.insert(
-            "coriolis_force".into(),
-            json!(map.v_to_file(&(&ws.coriolis * DVector::from_column_slice(&v)))),
-        );
-        out.insert(
             "hdot".into(),
             json!(map.matrix_to_file(&ws.mass_matrix_dot)),
+        );
+        let c = factorization.coriolis_matrix(model, &mut ws, &q, &v);
+        out.insert("coriolis_matrix".into(), json!(map.matrix_to_file(c)));
+        out.insert(
+            "coriolis_force".into(),
+            json!(map.v_to_file(&(c * DVector::from_column_slice(&v)))),
         );
         out.insert(
             "aba_ddq".into(),
             json!(map.v_to_file(aba(model, &mut ws, &q, &v, tau.as_slice()))),
         );
-        christoffel_symbols(model, &mut ws, &q);
+        factorization.connection_coefficients(model, &mut ws, &q, &mut gamma);
         let g: Vec<Vec<Vec<f64>>> = map
             .v_index
             .iter()
@@ -222,7 +233,7 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
                     .map(|&j| {
                         map.v_index
                             .iter()
-                            .map(|&k| ws.christoffel_symbol(i, j, k))
+                            .map(|&k| gamma[(i * nv + j) * nv + k])
                             .collect()
                     })
                     .collect()
@@ -232,17 +243,14 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
         if sample.get("v_r").is_some() || sample.get("a_r").is_some() {
             let v_r = map.v_to_model(&vector(sample, s, "v_r", nv)?);
             let a_r = map.v_to_model(&vector(sample, s, "a_r", nv)?);
-            let t = slotine_li_torque(
-                model,
-                &mut ws,
-                &q,
-                &v,
-                &v_r,
-                &a_r,
-                BodyFactorization::ChristoffelConsistent,
-            );
+            let t = factorization.slotine_li_torque(model, &mut ws, &q, &v, &v_r, &a_r);
             out.insert("tau_slotine_li".into(), json!(map.v_to_file(t)));
         }
+        let d = diagnose(model, &mut ws, &q, &v, factorization);
+        out.insert(
+            "diagnostics".into(),
+            json!({"skew_residual": d.skew_residual, "validity_residual": d.validity_residual, "torsion_norm": d.torsion_norm}),
+        );
         out.insert(
             "kinetic_energy".into(),
             json!(kinetic_energy(model, &mut ws, &q, &v)),
@@ -263,15 +271,30 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
             .collect();
         out.insert("torque_regressor".into(), json!(rows));
         if let Some(frames) = sample.get("frames").and_then(Value::as_object) {
+            let ids = frames
+                .keys()
+                .map(|name| {
+                    model
+                        .frame_by_name(name)
+                        .ok_or_else(|| EvalError::UnknownFrame {
+                            sample: s,
+                            frame: name.clone(),
+                        })
+                })
+                .collect::<Result<Vec<usize>, EvalError>>()?;
+            let mut os = OperationalSpaceWorkspace::new(model, &ids);
+            let lambda_inv = operational_space_inverse_inertia(model, &mut ws, &mut os, &q).clone();
             forward_kinematics(model, &mut ws, &q);
             let mut out_frames = Map::new();
-            for name in frames.keys() {
-                let f = model
-                    .frame_by_name(name)
-                    .ok_or_else(|| EvalError::UnknownFrame {
-                        sample: s,
-                        frame: name.clone(),
-                    })?;
+            for (a, (name, &f)) in frames.keys().zip(&ids).enumerate() {
+                // The 6x6 diagonal block, rows and columns [linear; angular].
+                let block: Vec<Vec<f64>> = (0..6)
+                    .map(|r| {
+                        (0..6)
+                            .map(|c| lambda_inv[(6 * a + (r + 3) % 6, 6 * a + (c + 3) % 6)])
+                            .collect()
+                    })
+                    .collect();
                 let x = frame_placement(model, &ws, f);
                 let rot: Vec<Vec<f64>> = (0..3)
                     .map(|r| (0..3).map(|c| x.rot[(r, c)]).collect())
@@ -287,7 +310,7 @@ pub fn evaluate(model: &mut Model, input: &Value) -> Result<Value, EvalError> {
                 out_frames.insert(
                     name.clone(),
                     json!({"position": [x.trans.x, x.trans.y, x.trans.z], "rotation": rot,
-                           "jacobian_local": local, "jacobian_world_aligned": world}),
+                           "jacobian_local": local, "jacobian_world_aligned": world, "lambda_inv_local": block}),
                 );
             }
             out.insert("frames".into(), Value::Object(out_frames));
@@ -333,11 +356,12 @@ const CLOSED_FORM: [&str; 10] = [
     "kinetic_energy",
     "torque_regressor",
 ];
-const FRAME_QUANTITIES: [&str; 4] = [
+const FRAME_QUANTITIES: [&str; 5] = [
     "position",
     "rotation",
     "jacobian_local",
     "jacobian_world_aligned",
+    "lambda_inv_local",
 ];
 const CLOSED_FORM_TOLERANCE: f64 = 1e-9;
 /// The reference's dH/dt is a central difference with step 1e-6, itself only

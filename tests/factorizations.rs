@@ -430,3 +430,37 @@ fn task_space_lambda_is_none_when_singular() {
     );
     assert_eq!(ts.lambda_inv.shape(), (6, 6));
 }
+
+/// Torsion writes entries of C that couple different branches (the Panda's
+/// two fingers); a later C* in the same workspace must not inherit them.
+#[test]
+fn torsion_leaves_no_trace_in_the_workspace() {
+    let model = panda();
+    let (q, v) = random_state(&model, 4);
+    let mut fresh = Workspace::new(&model);
+    let c_star = coriolis_matrix(
+        &model,
+        &mut fresh,
+        &q,
+        &v,
+        BodyFactorization::ChristoffelConsistent,
+    )
+    .clone();
+    let mut ws = Workspace::new(&model);
+    let torsion = Factorization::torsion_on_all_triples(model.nv, Beta::constant(-5.0)).unwrap();
+    torsion.coriolis_matrix(&model, &mut ws, &q, &v);
+    let after = coriolis_matrix(
+        &model,
+        &mut ws,
+        &q,
+        &v,
+        BodyFactorization::ChristoffelConsistent,
+    )
+    .clone();
+    assert_eq!(after, c_star);
+    let d = diagnose(&model, &mut ws, &q, &v, &torsion);
+    assert!(
+        d.validity_residual < 1e-10 && d.skew_residual < 1e-10,
+        "{d:?}"
+    );
+}

@@ -6,14 +6,14 @@ mod common;
 
 use common::repo_path;
 use passivity_lab::eval::{compare, evaluate};
+use passivity_lab::factorization::Factorization;
 use passivity_lab::model::{Model, RootJoint};
 use serde_json::Value;
 
 const ROBOTS: &str = "assets/robots/example-robot-data/robots";
 
-/// Every quantity the reference files hold (lambda_inv_local belongs to the
-/// task-space issue), as named by `compare`.
-const EXPECTED: [&str; 16] = [
+/// Every quantity the reference files hold, as named by `compare`.
+const EXPECTED: [&str; 17] = [
     "inertial_parameters",
     "tau_rnea",
     "gravity",
@@ -30,6 +30,7 @@ const EXPECTED: [&str; 16] = [
     "frame rotation",
     "frame jacobian_local",
     "frame jacobian_world_aligned",
+    "frame lambda_inv_local",
 ];
 
 fn check(reference_file: &str, urdf: &str, root: RootJoint) {
@@ -40,7 +41,12 @@ fn check(reference_file: &str, urdf: &str, root: RootJoint) {
     let reference: Value = serde_json::from_str(&text).unwrap();
     let mut model = Model::from_urdf_file(repo_path(&format!("{ROBOTS}/{urdf}")), root).unwrap();
     assert_eq!(model.nv as u64, reference["nv"].as_u64().unwrap());
-    let ours = evaluate(&mut model, &reference).unwrap();
+    let ours = evaluate(
+        &mut model,
+        &reference,
+        &Factorization::ChristoffelConsistent,
+    )
+    .unwrap();
     let comparisons = compare(&ours, &reference);
     let names: Vec<&str> = comparisons.iter().map(|c| c.quantity.as_str()).collect();
     assert_eq!(

@@ -62,6 +62,12 @@ fn algorithm1<const WITH_H: bool>(
         ws.composite_inertias[i] = inertia;
         ws.body_matrices[i] = b.matrix(&inertia, &vi);
     }
+    // Entries of speeds on different branches are zero; other code (torsion)
+    // may have written there, so this algorithm owns every entry of C.
+    for &(k, j) in model.unrelated_pairs() {
+        ws.coriolis[(k, j)] = 0.0;
+        ws.coriolis[(j, k)] = 0.0;
+    }
     // Lines 8-24: entries for body i and its ancestors, then composites.
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];

@@ -15,7 +15,7 @@ use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::{crba, Workspace};
 use crate::model::{Joint, Model};
 use crate::spatial::{to_vec6, Matrix6};
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, Vector6};
 
 /// Buffers of the EFPA for a fixed list of end frames.
 #[derive(Clone, Debug)]
@@ -27,9 +27,8 @@ pub struct OperationalSpaceWorkspace {
     paths: Vec<Vec<usize>>,
     /// chi_k,i for every body i of frame k's path, in path order.
     propagators: Vec<Vec<Matrix6>>,
-    /// Per body: K_i and L_i = 1 - K_i I^A_i.
-    k_matrices: Vec<Matrix6>,
-    l_matrices: Vec<Matrix6>,
+    /// Per body: K_i and L_i = 1 - K_i I^A_i, in factored form.
+    projectors: Vec<Projector>,
     articulated: Vec<Matrix6>,
     /// Per frame: Lambda_ik for the body i of the outward pass.
     running: Vec<Matrix6>,
@@ -84,8 +83,12 @@ impl OperationalSpaceWorkspace {
                 .map(|p| vec![Matrix6::zeros(); p.len()])
                 .collect(),
             paths,
-            k_matrices: vec![Matrix6::zeros(); nb],
-            l_matrices: vec![Matrix6::zeros(); nb],
+            projectors: vec![
+                Projector::Free {
+                    k: Matrix6::zeros()
+                };
+                nb
+            ],
             articulated: vec![Matrix6::zeros(); nb],
             running: vec![Matrix6::zeros(); m],
             common_ancestors,
@@ -97,6 +100,23 @@ impl OperationalSpaceWorkspace {
     pub fn frames(&self) -> &[usize] {
         &self.frames
     }
+}
+
+/// K_i = Phi (Phi^T I^A Phi)^-1 Phi^T and L_i = 1 - K_i I^A_i of one joint.
+/// For a 1-DoF joint, with u = I^A phi and d = phi^T u, L = 1 - phi u^T / d
+/// differs from the identity by a rank-one term, so products with it cost
+/// O(36) instead of a 6x6 matrix product. For the free root Phi is
+/// invertible: K = (I^A)^-1 and L = 0.
+#[derive(Clone, Debug)]
+enum Projector {
+    OneDof {
+        phi: Vector6<f64>,
+        u: Vector6<f64>,
+        d: f64,
+    },
+    Free {
+        k: Matrix6,
+    },
 }
 
 /// Motion transform from world coordinates (at the world origin) to the
@@ -142,33 +162,37 @@ pub fn operational_space_inverse_inertia<'o>(
     for i in (0..nb).rev() {
         let body = &model.bodies[i];
         let ia = os.articulated[i];
-        let (k_mat, l_mat) = match body.joint {
-            Joint::Free => {
-                // Phi is invertible: K = (I^A)^-1, L = 0.
-                let inv = ia
+        let projector = match body.joint {
+            Joint::Free => Projector::Free {
+                k: ia
                     .try_inverse()
-                    .unwrap_or_else(|| Matrix6::from_element(f64::NAN));
-                (inv, Matrix6::zeros())
-            }
+                    .unwrap_or_else(|| Matrix6::from_element(f64::NAN)),
+            },
             _ => {
                 let phi = to_vec6(&ws.axes[body.v_index]);
                 let u = ia * phi;
-                let d = phi.dot(&u);
-                let k_mat = phi * (phi.transpose() / d);
-                (k_mat, Matrix6::identity() - phi * (u.transpose() / d))
+                Projector::OneDof {
+                    phi,
+                    u,
+                    d: phi.dot(&u),
+                }
             }
         };
-        if let Some(p) = body.parent {
-            let reduced = l_mat.transpose() * ia;
-            os.articulated[p] += reduced;
+        if let (Some(p), Projector::OneDof { u, d, .. }) = (body.parent, &projector) {
+            // I^A_p += L^T I^A = I^A - u u^T / d.
+            os.articulated[p] += ia - u * (u.transpose() / *d);
         }
-        os.k_matrices[i] = k_mat;
-        os.l_matrices[i] = l_mat;
         for &(k, pos) in &os.on_paths[i] {
             if pos + 1 < os.paths[k].len() {
-                os.propagators[k][pos + 1] = os.propagators[k][pos] * l_mat;
+                // chi_k,p(i) = chi_k,i L_i.
+                let chi = os.propagators[k][pos];
+                os.propagators[k][pos + 1] = match &projector {
+                    Projector::OneDof { phi, u, d } => chi - (chi * phi) * (u.transpose() / *d),
+                    Projector::Free { .. } => Matrix6::zeros(),
+                };
             }
         }
+        os.projectors[i] = projector;
     }
     // Outward pass (Table I, third loop).
     for k in 0..m {
@@ -177,8 +201,15 @@ pub fn operational_space_inverse_inertia<'o>(
     os.lambda_inv.fill(0.0);
     for i in 0..nb {
         for &(k, pos) in &os.on_paths[i] {
-            let chi = os.propagators[k][pos];
-            os.running[k] = os.l_matrices[i] * os.running[k] + os.k_matrices[i] * chi.transpose();
+            // Lambda_ik = L_i Lambda_p(i)k + K_i chi_k,i^T (eq. 13).
+            let chi = &os.propagators[k][pos];
+            let lambda = &os.running[k];
+            os.running[k] = match &os.projectors[i] {
+                Projector::OneDof { phi, u, d } => {
+                    lambda + phi * ((chi * phi).transpose() - u.transpose() * lambda) / *d
+                }
+                Projector::Free { k } => k * chi.transpose(),
+            };
         }
         for &(body, k1, pos, k2) in &os.common_ancestors {
             if body == i {

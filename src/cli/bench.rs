@@ -4,9 +4,11 @@
 
 use super::{load_model, RootArg};
 use passivity_lab::algorithms::{
-    aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba, rnea,
-    BodyFactorization, Workspace,
+    aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba,
+    operational_space_inverse_inertia, operational_space_inverse_inertia_dense, rnea,
+    BodyFactorization, OperationalSpaceWorkspace, Workspace,
 };
+use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::model::{Joint, Model};
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -27,18 +29,26 @@ pub struct Args {
     /// Calls per repetition for the O(N) algorithms (christoffel uses fewer).
     #[arg(long, default_value_t = 20000)]
     iterations: usize,
+    /// End frames for lambda_inv_*: the link frames of the first N leaf bodies.
+    #[arg(long, default_value_t = 4)]
+    end_frames: usize,
     /// Time only these algorithms (e.g. for a profiler); default all.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
 
-const ALGORITHMS: [&str; 6] = [
+const ALGORITHMS: [&str; 11] = [
     "rnea",
     "crba",
     "aba",
     "coriolis_matrix",
     "coriolis_all",
     "christoffel",
+    "coriolis_classic",
+    "coriolis_alternate",
+    "coriolis_torsion",
+    "lambda_inv_efpa",
+    "lambda_inv_dense",
 ];
 
 const STATES: usize = 64;
@@ -97,6 +107,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ALGORITHMS.join(", ")
         );
     }
+    // End frames: link frames of leaf bodies (bodies without children).
+    let leaves: Vec<usize> = (0..model.nbodies())
+        .filter(|&i| !model.bodies.iter().any(|b| b.parent == Some(i)))
+        .collect();
+    let frames: Vec<usize> = leaves
+        .iter()
+        .filter_map(|&i| {
+            model
+                .frames
+                .iter()
+                .position(|f| f.body == Some(i) && f.name == model.bodies[i].name)
+        })
+        .take(args.end_frames.max(1))
+        .collect();
+    let mut os = OperationalSpaceWorkspace::new(&model, &frames);
+    let torsion = if nv >= 3 {
+        Some(Factorization::torsion_on_all_triples(
+            nv,
+            Beta::constant(-5.0),
+        )?)
+    } else {
+        None
+    };
     let mut results = Vec::new();
     for name in ALGORITHMS
         .iter()
@@ -120,8 +153,48 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 coriolis_matrix_and_derivatives(m, &mut ws, &qs[s(i)], &vs[s(i)], cs);
                 black_box(&ws.coriolis);
             }),
-            _ => time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
+            "christoffel" => time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
                 black_box(christoffel_symbols(m, &mut ws, &qs[s(i)]));
+            }),
+            "coriolis_classic" => time_us(n, |i| {
+                black_box(coriolis_matrix(
+                    m,
+                    &mut ws,
+                    &qs[s(i)],
+                    &vs[s(i)],
+                    BodyFactorization::Classic,
+                ));
+            }),
+            "coriolis_alternate" => time_us(n, |i| {
+                black_box(coriolis_matrix(
+                    m,
+                    &mut ws,
+                    &qs[s(i)],
+                    &vs[s(i)],
+                    BodyFactorization::Alternate,
+                ));
+            }),
+            "coriolis_torsion" => match &torsion {
+                Some(f) => time_us(n, |i| {
+                    black_box(f.coriolis_matrix(m, &mut ws, &qs[s(i)], &vs[s(i)]));
+                }),
+                None => continue,
+            },
+            "lambda_inv_efpa" => time_us(n, |i| {
+                black_box(operational_space_inverse_inertia(
+                    m,
+                    &mut ws,
+                    &mut os,
+                    &qs[s(i)],
+                ));
+            }),
+            _ => time_us(n / 10, |i| {
+                black_box(operational_space_inverse_inertia_dense(
+                    m,
+                    &mut ws,
+                    &qs[s(i)],
+                    &frames,
+                ));
             }),
         };
         results.push((*name, us));
@@ -133,10 +206,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"model": args.model, "nv": nv, "microseconds": map})
+            serde_json::json!({"model": args.model, "nv": nv, "end_frames": frames.len(), "microseconds": map})
         );
     } else {
-        println!("model {} nv {nv}", args.model.display());
+        println!(
+            "model {} nv {nv} end_frames {}",
+            args.model.display(),
+            frames.len()
+        );
         for (name, us) in &results {
             println!("{name} {us:.3}");
         }

@@ -4,6 +4,7 @@
 use super::{load_model, RootArg};
 use anyhow::Context;
 use passivity_lab::eval::evaluate;
+use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::io::write_atomically;
 use std::path::PathBuf;
 
@@ -21,16 +22,43 @@ pub struct Args {
     /// Output file (same structure, this project's values).
     #[arg(long)]
     output: PathBuf,
+    /// Coriolis factorization for coriolis_matrix, coriolis_force,
+    /// christoffel_first_kind and tau_slotine_li: christoffel (C*), classic,
+    /// alternate, or torsion (C* + beta on every index triple i < j < k).
+    #[arg(long, default_value = "christoffel")]
+    factorization: String,
+    /// Torsion strength beta, with --factorization torsion.
+    #[arg(long, allow_hyphen_values = true)]
+    beta: Option<f64>,
+}
+
+/// The factorization the arguments name, for an nv-DoF model.
+fn factorization(args: &Args, nv: usize) -> anyhow::Result<Factorization> {
+    match (args.factorization.as_str(), args.beta) {
+        ("torsion", Some(beta)) if beta.is_finite() => Ok(Factorization::torsion_on_all_triples(
+            nv,
+            Beta::constant(beta),
+        )?),
+        ("torsion", Some(beta)) => anyhow::bail!("--beta must be a finite number, not {beta}"),
+        ("torsion", None) => {
+            anyhow::bail!("--factorization torsion needs --beta (the torsion strength)")
+        }
+        (name, None) => Ok(Factorization::from_name(name)?),
+        (name, Some(_)) => {
+            anyhow::bail!("--beta only applies to --factorization torsion, not '{name}'")
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut model = load_model(&args.urdf, args.root)?;
+    let factorization = factorization(&args, model.nv)?;
     let text = std::fs::read_to_string(&args.input)
         .with_context(|| format!("{}: cannot read", args.input.display()))?;
     let input: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{}: not valid JSON", args.input.display()))?;
-    let output =
-        evaluate(&mut model, &input).with_context(|| format!("{}", args.input.display()))?;
+    let output = evaluate(&mut model, &input, &factorization)
+        .with_context(|| format!("{}", args.input.display()))?;
     let bytes = serde_json::to_vec_pretty(&output)?;
     write_atomically(&args.output, &bytes)
         .with_context(|| format!("{}: cannot write", args.output.display()))?;

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context};
 use passivity_lab::eval::{compare, evaluate};
+use passivity_lab::factorization::Factorization;
 use passivity_lab::model::{Model, RootJoint};
 
 struct Case {
@@ -39,7 +40,11 @@ pub fn run() -> anyhow::Result<()> {
         let mut model = Model::from_urdf_str(case.urdf, case.name, case.root)?;
         let reference: serde_json::Value =
             serde_json::from_str(case.reference).context("embedded reference data")?;
-        let ours = evaluate(&mut model, &reference)?;
+        let ours = evaluate(
+            &mut model,
+            &reference,
+            &Factorization::ChristoffelConsistent,
+        )?;
         println!(
             "\n{}: {} samples",
             case.name,

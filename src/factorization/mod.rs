@@ -17,7 +17,7 @@ pub use diagnostics::{contorsion, diagnose, torsion_tensor, Diagnostics};
 pub use task_space::{task_space_dynamics, TaskSpace};
 
 use crate::algorithms::{
-    christoffel_symbols, coriolis_matrix, coriolis_product, BodyFactorization, Workspace,
+    self, christoffel_symbols, coriolis_matrix, coriolis_product, BodyFactorization, Workspace,
 };
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
@@ -189,11 +189,6 @@ impl Factorization {
         q: &[f64],
         v: &[f64],
     ) -> &'w DMatrix<f64> {
-        if let Factorization::Torsion(_) = self {
-            // Torsion writes entries that Algorithm 1 leaves untouched (speeds
-            // on different branches), which must not keep an earlier call's values.
-            ws.coriolis.fill(0.0);
-        }
         coriolis_matrix(model, ws, q, v, self.body_level());
         if let Factorization::Torsion(terms) = self {
             for t in terms {
@@ -223,16 +218,37 @@ impl Factorization {
         x: &[f64],
     ) -> &'w DVector<f64> {
         coriolis_product(model, ws, q, v, x, self.body_level());
+        self.add_torsion_product(q, v, x, &mut ws.tau);
+        &ws.tau
+    }
+
+    /// The Slotine-Li torque H(q) a_r + C(q, v) v_r + g(q) with this
+    /// factorization's C, in O(N) plus the torsion terms. Left in `ws.tau`.
+    pub fn slotine_li_torque<'w>(
+        &self,
+        model: &Model,
+        ws: &'w mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        v_r: &[f64],
+        a_r: &[f64],
+    ) -> &'w DVector<f64> {
+        algorithms::slotine_li_torque(model, ws, q, v, v_r, a_r, self.body_level());
+        self.add_torsion_product(q, v, v_r, &mut ws.tau);
+        &ws.tau
+    }
+
+    /// out += sum of beta S^T ((S v) x (S x)) over the torsion terms.
+    fn add_torsion_product(&self, q: &[f64], v: &[f64], x: &[f64], out: &mut DVector<f64>) {
         if let Factorization::Torsion(terms) = self {
             for t in terms {
                 let b = t.beta.value(q);
                 let [i, j, k] = t.indices;
-                ws.tau[i] += b * (v[j] * x[k] - v[k] * x[j]);
-                ws.tau[j] += b * (v[k] * x[i] - v[i] * x[k]);
-                ws.tau[k] += b * (v[i] * x[j] - v[j] * x[i]);
+                out[i] += b * (v[j] * x[k] - v[k] * x[j]);
+                out[j] += b * (v[k] * x[i] - v[i] * x[k]);
+                out[k] += b * (v[i] * x[j] - v[j] * x[i]);
             }
         }
-        &ws.tau
     }
 
     /// The connection coefficients G_ijk = [C(q, e_j)]_ik of this

@@ -85,6 +85,8 @@ pub struct Model {
     /// Whether each body's `tree_placement` is a pure translation, so that
     /// kinematics can skip a rotation product.
     tree_is_translation: Vec<bool>,
+    /// Speed pairs (k, j), k < j, on different branches (see [`Model::unrelated_pairs`]).
+    unrelated_pairs: Vec<(usize, usize)>,
 }
 
 /// Standard gravity in world coordinates.
@@ -137,6 +139,11 @@ impl Model {
             .iter()
             .map(|b| b.tree_placement.rot == Mat3::identity())
             .collect();
+        let mut unrelated_pairs = Vec::new();
+        for j in 0..nv {
+            let related = &support_list[support_start[j]..support_start[j + 1]];
+            unrelated_pairs.extend((0..j).filter(|k| !related.contains(k)).map(|k| (k, j)));
+        }
         Model {
             name: name.into(),
             bodies,
@@ -148,7 +155,14 @@ impl Model {
             support_start,
             support_list,
             tree_is_translation,
+            unrelated_pairs,
         }
+    }
+
+    /// Speed pairs (k, j), k < j, whose bodies lie on different branches:
+    /// their entries of H, dH/dt and C* are zero (empty for a chain).
+    pub fn unrelated_pairs(&self) -> &[(usize, usize)] {
+        &self.unrelated_pairs
     }
 
     /// Whether body `i`'s tree placement has no rotation.
