@@ -216,6 +216,11 @@ fn bench_prints_every_algorithm() {
         "coriolis_matrix",
         "coriolis_all",
         "christoffel",
+        "coriolis_classic",
+        "coriolis_alternate",
+        "coriolis_torsion",
+        "lambda_inv_efpa",
+        "lambda_inv_dense",
     ] {
         assert!(v["microseconds"][key].as_f64().unwrap() > 0.0, "{key}");
     }
@@ -260,4 +265,98 @@ fn inspect_lists_the_bodies() {
             && out.contains("panda_finger_joint2"),
         "{out}"
     );
+}
+
+#[test]
+fn eval_with_a_factorization_writes_its_matrices_and_diagnostics() {
+    let dir = scratch("factorization");
+    let input = repo_path("tests/fixtures/reference/panda.json");
+    let panda = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
+    let mut diagnostics = Vec::new();
+    for args in [
+        vec!["--factorization", "christoffel"],
+        vec!["--factorization", "classic"],
+        vec!["--factorization", "torsion", "--beta", "-5"],
+    ] {
+        let out = dir.join(format!("{}.json", args[1]));
+        let mut all = vec![
+            "eval",
+            "--urdf",
+            panda,
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        all.extend(args.iter());
+        let o = run(&all);
+        let (stdout, err) = text(&o);
+        assert!(o.status.success(), "{stdout}{err}");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let d = v["samples"][0]["diagnostics"].clone();
+        assert!(
+            d["skew_residual"].as_f64().unwrap() < 1e-9
+                && d["validity_residual"].as_f64().unwrap() < 1e-9,
+            "{args:?}: {d}"
+        );
+        assert_eq!(
+            v["samples"][0]["frames"]["panda_hand"]["lambda_inv_local"]
+                .as_array()
+                .unwrap()
+                .len(),
+            6
+        );
+        diagnostics.push((
+            v["samples"][0]["coriolis_matrix"].clone(),
+            d["torsion_norm"].as_f64().unwrap(),
+        ));
+    }
+    assert!(diagnostics[0].1 < 1e-9, "C* is torsion-free");
+    assert!(
+        diagnostics[1].1 > 1e-3 && diagnostics[2].1 > 1e-3,
+        "classic and torsion have torsion"
+    );
+    assert_ne!(
+        diagnostics[0].0, diagnostics[2].0,
+        "the torsion C differs from C*"
+    );
+}
+
+#[test]
+fn eval_rejects_factorizations_that_do_not_fit() {
+    let dir = scratch("bad-factorization");
+    let out = dir.join("out.json");
+    let input = repo_path("tests/fixtures/reference/double_pendulum.json");
+    let pendulum = "assets/robots/example-robot-data/robots/double_pendulum_description/urdf/double_pendulum.urdf";
+    let base = [
+        "eval",
+        "--urdf",
+        pendulum,
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    for (extra, expect) in [
+        (
+            vec!["--factorization", "torsion", "--beta", "1"],
+            "only admissible",
+        ),
+        (vec!["--factorization", "torsion"], "--beta"),
+        (
+            vec!["--factorization", "classic", "--beta", "2"],
+            "only applies",
+        ),
+        (vec!["--factorization", "spiral"], "unknown factorization"),
+    ] {
+        let mut all: Vec<&str> = base.to_vec();
+        all.extend(extra.iter());
+        let o = run(&all);
+        let (_, err) = text(&o);
+        assert!(
+            !o.status.success() && err.contains(expect),
+            "{extra:?}: {err}"
+        );
+        assert!(!out.exists());
+    }
 }
