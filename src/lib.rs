@@ -4,8 +4,11 @@
 //! Layers (dependencies point down): `algorithms` -> `model` -> `spatial`.
 
 pub mod algorithms;
+pub mod control;
 pub mod eval;
 pub mod factorization;
 pub mod io;
 pub mod model;
+pub mod scenario;
+pub mod sim;
 pub mod spatial;

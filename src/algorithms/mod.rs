@@ -21,6 +21,7 @@ mod kinematics;
 mod operational_space;
 mod regressor;
 mod rnea;
+mod slotine_li_regressor;
 mod slotine_li_torque;
 
 pub use aba::aba;
@@ -39,6 +40,7 @@ pub use operational_space::{
 };
 pub use regressor::{joint_torque_regressor, PARAMETERS_PER_BODY};
 pub use rnea::{generalized_gravity, rnea};
+pub use slotine_li_regressor::slotine_li_regressor_transpose;
 pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
 
 use crate::model::Model;

@@ -3,6 +3,7 @@
 mod bench;
 mod eval;
 mod inspect;
+mod run;
 mod selfcheck;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -22,7 +23,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check the dynamics core against the embedded Pinocchio reference data (the default).
+    /// Run a scenario headless (the default: the embedded point-mass torsion experiment).
+    Run(run::Args),
+    /// Check the dynamics core against the embedded Pinocchio reference data.
     Selfcheck,
     /// Compute dynamics quantities for the states of a reference-format JSON file.
     Eval(eval::Args),
@@ -58,7 +61,11 @@ pub fn load_model(path: &Path, root: RootArg) -> anyhow::Result<Model> {
 
 /// Parses the command line and runs the chosen subcommand.
 pub fn run() -> anyhow::Result<()> {
-    match Cli::parse().command.unwrap_or(Command::Selfcheck) {
+    match Cli::parse()
+        .command
+        .unwrap_or(Command::Run(run::Args::default()))
+    {
+        Command::Run(a) => run::run(a),
         Command::Selfcheck => selfcheck::run(),
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),

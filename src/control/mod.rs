@@ -1,0 +1,304 @@
+//! Passivity-based controllers (design sec. 6): Slotine-Li with optional
+//! adaptation, PD+, and computed torque as the non-passive baseline. Every
+//! controller takes the Coriolis factorization as a parameter and uses the
+//! controller's (estimated) model; the Lyapunov functions use the true one.
+
+mod reference;
+
+pub use reference::{Desired, JointTerms, Reference, Sine};
+
+use crate::algorithms::{crba, rnea, slotine_li_regressor_transpose, Workspace};
+use crate::factorization::Factorization;
+use crate::model::Model;
+
+/// Adaptation pi_hat_dot = -gamma Y^T s, with optional bounds on the estimates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adaptation {
+    /// Adaptation gain per parameter (Gamma_a = diag(gamma)).
+    pub gamma: Vec<f64>,
+    /// Lower and upper bounds per parameter: the rate is cut where it would
+    /// push an estimate past its bound (projection).
+    pub bounds: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+/// A control law with its gains (one entry per speed).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ControlLaw {
+    /// tau = H_hat qddot_r + C_hat qdot_r + g_hat - K_D s, qdot_r = qdot_d - Lambda e,
+    /// s = qdot - qdot_r (seed 001 eq. 13), as Y pi_hat - K_D s.
+    SlotineLi {
+        lambda: Vec<f64>,
+        kd: Vec<f64>,
+        adaptation: Option<Adaptation>,
+    },
+    /// tau = H_hat qddot_d + C_hat qdot_d + g_hat - K_p e - K_d e_dot.
+    PdPlus { kp: Vec<f64>, kd: Vec<f64> },
+    /// tau = H_hat (qddot_d - K_d e_dot - K_p e) + C_hat qdot + g_hat.
+    ComputedTorque { kp: Vec<f64>, kd: Vec<f64> },
+}
+
+/// The controller's Lyapunov function and its parts at one state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Lyapunov {
+    /// Slotine-Li: 1/2 s^T H s + 1/2 pi_tilde^T Gamma^-1 pi_tilde; PD+:
+    /// 1/2 e_dot^T H e_dot + 1/2 e^T K_p e; computed torque: the error energy
+    /// 1/2 e_dot^T e_dot + 1/2 e^T K_p e (not a Lyapunov function of the
+    /// closed loop under model mismatch).
+    pub value: f64,
+    /// The kinetic-like part (s^T H s or e_dot^T H e_dot, halved).
+    pub kinetic: f64,
+    /// The parameter-error part 1/2 pi_tilde^T Gamma^-1 pi_tilde (adaptive only).
+    pub parameter: f64,
+    pub e_norm: f64,
+    pub s_norm: f64,
+}
+
+/// A controller with its buffers.
+#[derive(Clone, Debug)]
+pub struct Controller {
+    pub law: ControlLaw,
+    pub factorization: Factorization,
+    pub reference: Reference,
+    desired: Desired,
+    ws: Workspace,
+    /// Joint torques of the last `compute`.
+    pub tau: Vec<f64>,
+    /// Parameter rate pi_hat_dot of the last `compute` (adaptive Slotine-Li).
+    pub parameter_rate: Vec<f64>,
+    e: Vec<f64>,
+    e_dot: Vec<f64>,
+    v_r: Vec<f64>,
+    a_r: Vec<f64>,
+    s: Vec<f64>,
+}
+
+/// Why a controller does not fit a model.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ControlError {
+    #[error("the controllers need a fixed root (joint-space tracking of a free root is not supported yet)")]
+    FreeRoot,
+    #[error("{what} has {got} entries but the model has {expected} degrees of freedom")]
+    Size {
+        what: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    #[error(transparent)]
+    Factorization(#[from] crate::factorization::FactorizationError),
+}
+
+impl Controller {
+    /// A controller for `model` (the estimated model: same kinematics as the plant).
+    pub fn new(
+        law: ControlLaw,
+        factorization: Factorization,
+        reference: Reference,
+        model: &Model,
+    ) -> Result<Self, ControlError> {
+        let n = model.nv;
+        if model.has_free_root() {
+            return Err(ControlError::FreeRoot);
+        }
+        factorization.validate(model)?;
+        let check = |what, v: &Vec<f64>, expected| {
+            if v.len() == expected {
+                Ok(())
+            } else {
+                Err(ControlError::Size {
+                    what,
+                    got: v.len(),
+                    expected,
+                })
+            }
+        };
+        check("the reference", &vec![0.0; reference.len()], n)?;
+        match &law {
+            ControlLaw::SlotineLi {
+                lambda,
+                kd,
+                adaptation,
+            } => {
+                check("lambda", lambda, n)?;
+                check("kd", kd, n)?;
+                if let Some(a) = adaptation {
+                    check("gamma", &a.gamma, 10 * model.nbodies())?;
+                }
+            }
+            ControlLaw::PdPlus { kp, kd } | ControlLaw::ComputedTorque { kp, kd } => {
+                check("kp", kp, n)?;
+                check("kd", kd, n)?;
+            }
+        }
+        let z = vec![0.0; n];
+        Ok(Controller {
+            law,
+            factorization,
+            reference,
+            desired: Desired {
+                q: z.clone(),
+                v: z.clone(),
+                a: z.clone(),
+            },
+            ws: Workspace::new(model),
+            tau: z.clone(),
+            parameter_rate: vec![0.0; 10 * model.nbodies()],
+            e: z.clone(),
+            e_dot: z.clone(),
+            v_r: z.clone(),
+            a_r: z.clone(),
+            s: z,
+        })
+    }
+
+    /// The desired state at the last `compute` or `lyapunov`.
+    pub fn desired(&self) -> &Desired {
+        &self.desired
+    }
+
+    fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
+        self.reference.evaluate(t, &mut self.desired);
+        for i in 0..q.len() {
+            self.e[i] = q[i] - self.desired.q[i];
+            self.e_dot[i] = v[i] - self.desired.v[i];
+        }
+        if let ControlLaw::SlotineLi { lambda, .. } = &self.law {
+            for i in 0..q.len() {
+                self.v_r[i] = self.desired.v[i] - lambda[i] * self.e[i];
+                self.a_r[i] = self.desired.a[i] - lambda[i] * self.e_dot[i];
+                self.s[i] = v[i] - self.v_r[i];
+            }
+        }
+    }
+
+    /// Torques (`self.tau`) and, for adaptive Slotine-Li, the parameter rate
+    /// (`self.parameter_rate`) at time t; `estimate` is the controller's model
+    /// (its inertias are the current estimates).
+    pub fn compute(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
+        self.errors(t, q, v);
+        let n = q.len();
+        match &self.law {
+            ControlLaw::SlotineLi { kd, adaptation, .. } => {
+                let tau = self.factorization.slotine_li_torque(
+                    estimate,
+                    &mut self.ws,
+                    q,
+                    v,
+                    &self.v_r,
+                    &self.a_r,
+                );
+                for i in 0..n {
+                    self.tau[i] = tau[i] - kd[i] * self.s[i];
+                }
+                if let Some(a) = adaptation {
+                    let b = self.factorization.body_level();
+                    slotine_li_regressor_transpose(
+                        estimate,
+                        &mut self.ws,
+                        q,
+                        v,
+                        &self.v_r,
+                        &self.a_r,
+                        &self.s,
+                        b,
+                        &mut self.parameter_rate,
+                    );
+                    for (p, rate) in self.parameter_rate.iter_mut().enumerate() {
+                        *rate *= -a.gamma[p];
+                    }
+                }
+            }
+            ControlLaw::PdPlus { kp, kd } => {
+                let tau = self.factorization.slotine_li_torque(
+                    estimate,
+                    &mut self.ws,
+                    q,
+                    v,
+                    &self.desired.v,
+                    &self.desired.a,
+                );
+                for i in 0..n {
+                    self.tau[i] = tau[i] - kp[i] * self.e[i] - kd[i] * self.e_dot[i];
+                }
+            }
+            ControlLaw::ComputedTorque { kp, kd } => {
+                for i in 0..n {
+                    self.a_r[i] = self.desired.a[i] - kd[i] * self.e_dot[i] - kp[i] * self.e[i];
+                }
+                let tau = rnea(estimate, &mut self.ws, q, v, &self.a_r);
+                self.tau.copy_from_slice(tau.as_slice());
+            }
+        }
+    }
+
+    /// Applies the bounds of the adaptation to a parameter rate: a rate that
+    /// would push an estimate at (or past) its bound further out is zeroed.
+    pub fn project_rate(&self, pi_hat: &[f64], rate: &mut [f64]) {
+        if let ControlLaw::SlotineLi {
+            adaptation:
+                Some(Adaptation {
+                    bounds: Some((lo, hi)),
+                    ..
+                }),
+            ..
+        } = &self.law
+        {
+            for p in 0..rate.len() {
+                if (pi_hat[p] <= lo[p] && rate[p] < 0.0) || (pi_hat[p] >= hi[p] && rate[p] > 0.0) {
+                    rate[p] = 0.0;
+                }
+            }
+        }
+    }
+
+    /// The Lyapunov function at time t with the true model `plant`;
+    /// `pi_tilde` = pi_hat - pi (adaptive Slotine-Li only).
+    pub fn lyapunov(
+        &mut self,
+        t: f64,
+        plant: &Model,
+        plant_ws: &mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        pi_tilde: Option<&[f64]>,
+    ) -> Lyapunov {
+        self.errors(t, q, v);
+        let norm = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let quad = |h: &nalgebra::DMatrix<f64>, x: &[f64]| {
+            let xv = nalgebra::DVector::from_column_slice(x);
+            0.5 * xv.dot(&(h * &xv))
+        };
+        let e_norm = norm(&self.e);
+        match &self.law {
+            ControlLaw::SlotineLi { adaptation, .. } => {
+                let kinetic = quad(crba(plant, plant_ws, q), &self.s);
+                let parameter = match (adaptation, pi_tilde) {
+                    (Some(a), Some(pt)) => {
+                        0.5 * pt.iter().zip(&a.gamma).map(|(x, g)| x * x / g).sum::<f64>()
+                    }
+                    _ => 0.0,
+                };
+                Lyapunov {
+                    value: kinetic + parameter,
+                    kinetic,
+                    parameter,
+                    e_norm,
+                    s_norm: norm(&self.s),
+                }
+            }
+            ControlLaw::PdPlus { kp, .. } | ControlLaw::ComputedTorque { kp, .. } => {
+                let kinetic = match &self.law {
+                    ControlLaw::PdPlus { .. } => quad(crba(plant, plant_ws, q), &self.e_dot),
+                    _ => 0.5 * self.e_dot.iter().map(|x| x * x).sum::<f64>(),
+                };
+                let potential = 0.5 * self.e.iter().zip(kp).map(|(x, k)| k * x * x).sum::<f64>();
+                Lyapunov {
+                    value: kinetic + potential,
+                    kinetic,
+                    parameter: 0.0,
+                    e_norm,
+                    s_norm: norm(&self.e_dot),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Desired joint trajectories q_d(t) with their first two derivatives.
+
+use serde::{Deserialize, Serialize};
+
+/// One sinusoid a sin(w t + phi).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sine {
+    pub amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+/// q_d(t) = offset + rate t + sum of sines, for one joint; e.g. the point
+/// mass reference of seed 001 sec. IV-A2, t + sin t, is rate 1 and one sine.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointTerms {
+    #[serde(default)]
+    pub offset: f64,
+    #[serde(default)]
+    pub rate: f64,
+    #[serde(default)]
+    pub sines: Vec<Sine>,
+}
+
+/// A desired trajectory for all joints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Reference {
+    /// Per joint: offset + rate t + sum of sines.
+    Terms { joints: Vec<JointTerms> },
+    /// Hold a configuration.
+    Hold { q: Vec<f64> },
+    /// Minimum-jerk motion from `from` to `to` over [start, start + duration],
+    /// holding before and after (the quintic 10 s^3 - 15 s^4 + 6 s^5).
+    MinimumJerk {
+        from: Vec<f64>,
+        to: Vec<f64>,
+        start: f64,
+        duration: f64,
+    },
+}
+
+/// q_d, qdot_d, qddot_d at one time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Desired {
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    pub a: Vec<f64>,
+}
+
+impl Reference {
+    /// Number of joints the reference describes.
+    pub fn len(&self) -> usize {
+        match self {
+            Reference::Terms { joints } => joints.len(),
+            Reference::Hold { q } => q.len(),
+            Reference::MinimumJerk { from, .. } => from.len(),
+        }
+    }
+
+    /// Whether the reference describes no joint.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes q_d(t), qdot_d(t), qddot_d(t) into `d`.
+    pub fn evaluate(&self, t: f64, d: &mut Desired) {
+        match self {
+            Reference::Terms { joints } => {
+                for (i, j) in joints.iter().enumerate() {
+                    let (mut q, mut v, mut a) = (j.offset + j.rate * t, j.rate, 0.0);
+                    for s in &j.sines {
+                        let (sn, cs) = (s.frequency * t + s.phase).sin_cos();
+                        q += s.amplitude * sn;
+                        v += s.amplitude * s.frequency * cs;
+                        a -= s.amplitude * s.frequency * s.frequency * sn;
+                    }
+                    (d.q[i], d.v[i], d.a[i]) = (q, v, a);
+                }
+            }
+            Reference::Hold { q } => {
+                d.q.copy_from_slice(q);
+                d.v.fill(0.0);
+                d.a.fill(0.0);
+            }
+            Reference::MinimumJerk {
+                from,
+                to,
+                start,
+                duration,
+            } => {
+                let s = ((t - start) / duration).clamp(0.0, 1.0);
+                let inside = t > *start && t < start + duration;
+                let p = s * s * s * (10.0 - 15.0 * s + 6.0 * s * s);
+                let dp = if inside {
+                    30.0 * s * s * (1.0 - s) * (1.0 - s) / duration
+                } else {
+                    0.0
+                };
+                let ddp = if inside {
+                    60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / (duration * duration)
+                } else {
+                    0.0
+                };
+                for i in 0..from.len() {
+                    let delta = to[i] - from[i];
+                    (d.q[i], d.v[i], d.a[i]) = (from[i] + delta * p, delta * dp, delta * ddp);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derivatives are those of q_d (central differences).
+    #[test]
+    fn derivatives_are_consistent() {
+        let refs = [
+            Reference::Terms {
+                joints: vec![JointTerms {
+                    offset: 0.1,
+                    rate: 1.0,
+                    sines: vec![Sine {
+                        amplitude: 1.0,
+                        frequency: 1.0,
+                        phase: 0.3,
+                    }],
+                }],
+            },
+            Reference::MinimumJerk {
+                from: vec![0.2],
+                to: vec![-1.0],
+                start: 0.5,
+                duration: 2.0,
+            },
+        ];
+        let mut d = Desired {
+            q: vec![0.0],
+            v: vec![0.0],
+            a: vec![0.0],
+        };
+        let mut p = d.clone();
+        let mut m = d.clone();
+        for r in &refs {
+            for t in [0.7, 1.3, 2.1] {
+                r.evaluate(t, &mut d);
+                r.evaluate(t + 1e-6, &mut p);
+                r.evaluate(t - 1e-6, &mut m);
+                assert!(((p.q[0] - m.q[0]) / 2e-6 - d.v[0]).abs() < 1e-7);
+                assert!(((p.v[0] - m.v[0]) / 2e-6 - d.a[0]).abs() < 1e-6);
+            }
+        }
+        refs[1].evaluate(10.0, &mut d);
+        assert_eq!((d.q[0], d.v[0], d.a[0]), (-1.0, 0.0, 0.0));
+    }
+}

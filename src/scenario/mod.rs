@@ -1,0 +1,537 @@
+//! Scenarios: a TOML file that states everything a run needs (design sec.
+//! 8), turned into closed-loop simulations, run headless, and written out as
+//! CSV time series, a JSON summary, the resolved scenario and PNG plots.
+
+mod output;
+mod plots;
+mod runner;
+mod schema;
+
+pub use output::write_results;
+pub use runner::{run_variant, VariantResult};
+pub use schema::*;
+
+use crate::control::{Adaptation, ControlError, ControlLaw, Controller};
+use crate::factorization::{Beta, Factorization, TorsionTerm};
+use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
+use crate::sim::{ControlMode, Integrator, Simulation};
+use crate::spatial::{Mat3, RigidInertia, Vec3};
+use std::path::{Path, PathBuf};
+
+/// Why a scenario cannot be run; each names the file and, where it can, the
+/// line and key.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}:{line}: {key}: {message}")]
+    Invalid {
+        file: PathBuf,
+        line: usize,
+        key: String,
+        message: String,
+    },
+    #[error("{file}: robot: {source}")]
+    Model {
+        file: PathBuf,
+        #[source]
+        source: ModelError,
+    },
+}
+
+/// A loaded scenario and where it came from.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub file: ScenarioFile,
+    /// The source file (for messages and relative paths).
+    pub path: PathBuf,
+    text: String,
+}
+
+/// One variant ready to run.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub simulation: Simulation,
+    pub duration: f64,
+    pub record_period: f64,
+}
+
+/// 1-based line and column of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        Scenario::parse(&text, path)
+    }
+
+    /// Checks scenario text; `path` names it in messages and anchors relative paths.
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref().to_path_buf();
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
+            ScenarioError::Syntax {
+                file: path.clone(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        let scenario = Scenario {
+            file,
+            path,
+            text: text.to_string(),
+        };
+        scenario.variants()?;
+        Ok(scenario)
+    }
+
+    /// The scenario with every default written out, as TOML.
+    pub fn resolved_toml(&self) -> String {
+        toml::to_string(&self.file).unwrap_or_else(|e| format!("# could not serialize: {e}\n"))
+    }
+
+    /// An error about `key` (dotted path), located at the key's line if found.
+    fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        let last = key.rsplit('.').next().unwrap_or(key);
+        let last = last.split('[').next().unwrap_or(last);
+        let line = self
+            .text
+            .lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{last} "))
+                    || l.starts_with(&format!("{last}="))
+                    || l.starts_with(&format!("[{last}]"))
+            })
+            .map_or(1, |i| i + 1);
+        ScenarioError::Invalid {
+            file: self.path.clone(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The robot as loaded (no payload, no estimate changes).
+    fn nominal_model(&self) -> Result<Model, ScenarioError> {
+        let r = &self.file.robot;
+        let root = match r.root.as_str() {
+            "fixed" => RootJoint::Fixed,
+            "free" => RootJoint::Free,
+            other => {
+                return Err(self.invalid(
+                    "robot.root",
+                    format!("'{other}' is not a root; use \"fixed\" or \"free\""),
+                ))
+            }
+        };
+        let mut model = match (&r.urdf, &r.builtin) {
+            (Some(urdf), None) => {
+                if r.mass.is_some() || r.masses.is_some() || r.lengths.is_some() {
+                    return Err(self.invalid(
+                        "robot.mass",
+                        "mass, masses and lengths apply to built-in systems only",
+                    ));
+                }
+                let base = self.path.parent().unwrap_or(Path::new("."));
+                Model::from_urdf_file(base.join(urdf), root).map_err(|source| {
+                    ScenarioError::Model {
+                        file: self.path.clone(),
+                        source,
+                    }
+                })?
+            }
+            (None, Some(name)) => {
+                if root == RootJoint::Free {
+                    return Err(self.invalid("robot.root", "built-in systems have a fixed root"));
+                }
+                match name.as_str() {
+                    "point_mass" => point_mass(r.mass.unwrap_or(1.0)),
+                    "planar_two_link_arm" => {
+                        let (m, l) = (r.masses.unwrap_or([1.0, 1.0]), r.lengths.unwrap_or([1.0, 1.0]));
+                        planar_two_link_arm(m[0], m[1], l[0], l[1])
+                    }
+                    other => {
+                        return Err(self.invalid("robot.builtin", format!("unknown built-in system '{other}' (known: point_mass, planar_two_link_arm)")))
+                    }
+                }
+            }
+            _ => {
+                return Err(self.invalid(
+                    "robot",
+                    "give exactly one of urdf = \"FILE\" or builtin = \"NAME\"",
+                ))
+            }
+        };
+        if r.gravity.iter().any(|g| !g.is_finite()) {
+            return Err(self.invalid("robot.gravity", "must be three finite numbers"));
+        }
+        model.gravity = Vec3::from(r.gravity);
+        if model
+            .bodies
+            .iter()
+            .any(|b| !b.inertia.is_finite() || b.inertia.mass < 0.0)
+        {
+            return Err(self.invalid("robot.mass", "masses must be finite and not negative"));
+        }
+        Ok(model)
+    }
+
+    fn add_payload(
+        &self,
+        model: &mut Model,
+        payload: &PayloadSpec,
+        key: &str,
+    ) -> Result<(), ScenarioError> {
+        if !(payload.mass.is_finite()
+            && payload.mass >= 0.0
+            && payload.com.iter().all(|x| x.is_finite()))
+        {
+            return Err(self.invalid(
+                key,
+                "mass must be finite and not negative, com three finite numbers",
+            ));
+        }
+        let frame = model
+            .frame_by_name(&payload.link)
+            .ok_or_else(|| self.invalid(key, format!("no link named '{}'", payload.link)))?;
+        let f = model.frames[frame].clone();
+        let body = f.body.ok_or_else(|| {
+            self.invalid(
+                key,
+                format!(
+                    "link '{}' is welded to the world: a payload there does nothing",
+                    payload.link
+                ),
+            )
+        })?;
+        let com = f.placement.transform_point(&Vec3::from(payload.com));
+        model.bodies[body].inertia += RigidInertia::from_com(payload.mass, com, Mat3::zeros());
+        Ok(())
+    }
+
+    fn factorization(
+        &self,
+        spec: &FactorizationSpec,
+        model: &Model,
+        key: &str,
+    ) -> Result<Factorization, ScenarioError> {
+        let f = match spec {
+            FactorizationSpec::Christoffel => Factorization::ChristoffelConsistent,
+            FactorizationSpec::Classic => Factorization::Classic,
+            FactorizationSpec::Alternate => Factorization::Alternate,
+            FactorizationSpec::Torsion {
+                beta,
+                beta_gradient,
+                triples,
+            } => {
+                if !beta.is_finite() || beta_gradient.iter().any(|g| !g.is_finite()) {
+                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                }
+                if !beta_gradient.is_empty() && beta_gradient.len() != model.nq {
+                    return Err(self.invalid(
+                        &format!("{key}.beta_gradient"),
+                        format!(
+                            "needs one entry per configuration coordinate ({})",
+                            model.nq
+                        ),
+                    ));
+                }
+                let b = Beta {
+                    constant: *beta,
+                    gradient: beta_gradient
+                        .iter()
+                        .copied()
+                        .enumerate()
+                        .filter(|(_, g)| *g != 0.0)
+                        .collect(),
+                };
+                match triples {
+                    None => Factorization::torsion_on_all_triples(model.nv, b)
+                        .map_err(|e| self.invalid(key, e.to_string()))?,
+                    Some(t) => Factorization::Torsion(
+                        t.iter()
+                            .map(|&indices| TorsionTerm {
+                                indices,
+                                beta: b.clone(),
+                            })
+                            .collect(),
+                    ),
+                }
+            }
+        };
+        f.validate(model)
+            .map_err(|e| self.invalid(key, e.to_string()))?;
+        Ok(f)
+    }
+
+    fn control_law(
+        &self,
+        spec: &ControllerSpec,
+        model: &Model,
+        key: &str,
+    ) -> Result<ControlLaw, ScenarioError> {
+        let n = model.nv;
+        let gain = |g: &Gain, name: &str, len: usize| -> Result<Vec<f64>, ScenarioError> {
+            let v = g.expand(len).ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.{name}"),
+                    format!("give one number or a list of {len}"),
+                )
+            })?;
+            if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(self.invalid(
+                    &format!("{key}.{name}"),
+                    "gains must be finite and not negative",
+                ));
+            }
+            Ok(v)
+        };
+        Ok(match spec {
+            ControllerSpec::SlotineLi {
+                lambda,
+                kd,
+                adaptation,
+                gamma,
+                bounds,
+            } => {
+                let np = 10 * model.nbodies();
+                let adaptation = if *adaptation {
+                    let gamma = gain(gamma, "gamma", np)?;
+                    if gamma.iter().any(|g| *g <= 0.0) {
+                        return Err(self.invalid(
+                            &format!("{key}.gamma"),
+                            "adaptation gains must be positive",
+                        ));
+                    }
+                    let bounds = match bounds {
+                        Some(b) => {
+                            let lo = b.lower.expand(np).ok_or_else(|| {
+                                self.invalid(
+                                    &format!("{key}.bounds.lower"),
+                                    format!("give one number or a list of {np}"),
+                                )
+                            })?;
+                            let hi = b.upper.expand(np).ok_or_else(|| {
+                                self.invalid(
+                                    &format!("{key}.bounds.upper"),
+                                    format!("give one number or a list of {np}"),
+                                )
+                            })?;
+                            if lo.iter().zip(&hi).any(|(l, h)| l > h) {
+                                return Err(self.invalid(
+                                    &format!("{key}.bounds"),
+                                    "lower bounds must not exceed upper bounds",
+                                ));
+                            }
+                            Some((lo, hi))
+                        }
+                        None => None,
+                    };
+                    Some(Adaptation { gamma, bounds })
+                } else {
+                    if bounds.is_some() {
+                        return Err(
+                            self.invalid(&format!("{key}.bounds"), "bounds need adaptation = true")
+                        );
+                    }
+                    None
+                };
+                ControlLaw::SlotineLi {
+                    lambda: gain(lambda, "lambda", n)?,
+                    kd: gain(kd, "kd", n)?,
+                    adaptation,
+                }
+            }
+            ControllerSpec::PdPlus { kp, kd } => ControlLaw::PdPlus {
+                kp: gain(kp, "kp", n)?,
+                kd: gain(kd, "kd", n)?,
+            },
+            ControllerSpec::ComputedTorque { kp, kd } => ControlLaw::ComputedTorque {
+                kp: gain(kp, "kp", n)?,
+                kd: gain(kd, "kd", n)?,
+            },
+        })
+    }
+
+    /// Builds every variant's simulation (one variant named "default" when
+    /// the file has none).
+    pub fn variants(&self) -> Result<Vec<Variant>, ScenarioError> {
+        let f = &self.file;
+        let nominal = self.nominal_model()?;
+        let mut plant = nominal.clone();
+        if let Some(p) = &f.robot.payload {
+            self.add_payload(&mut plant, p, "robot.payload")?;
+        }
+        let s = &f.simulation;
+        if !(s.duration.is_finite() && s.duration > 0.0) {
+            return Err(self.invalid(
+                "simulation.duration",
+                "must be a positive number of seconds",
+            ));
+        }
+        if !(s.step.is_finite() && s.step > 0.0 && s.step <= s.duration) {
+            return Err(self.invalid(
+                "simulation.step",
+                "must be positive and at most the duration",
+            ));
+        }
+        if !(s.record_period.is_finite() && s.record_period >= s.step) {
+            return Err(self.invalid("simulation.record_period", "must be at least the step"));
+        }
+        let integrator = match s.integrator.as_str() {
+            "rk4" => Integrator::Rk4,
+            "semi_implicit_euler" => Integrator::SemiImplicitEuler,
+            other => {
+                return Err(self.invalid(
+                    "simulation.integrator",
+                    format!(
+                        "'{other}' is not an integrator; use \"rk4\" or \"semi_implicit_euler\""
+                    ),
+                ))
+            }
+        };
+        let control = match s.control_rate {
+            None => ControlMode::Continuous,
+            Some(r) if r.is_finite() && r > 0.0 && 1.0 / r >= s.step * (1.0 - 1e-9) => {
+                ControlMode::Sampled { period: 1.0 / r }
+            }
+            Some(_) => {
+                return Err(self.invalid(
+                    "simulation.control_rate",
+                    "must be positive and at most 1 / step (Hz)",
+                ))
+            }
+        };
+        let q0 = match &f.initial.q {
+            Some(q) if q.len() == nominal.nq && q.iter().all(|x| x.is_finite()) => q.clone(),
+            Some(_) => {
+                return Err(
+                    self.invalid("initial.q", format!("needs {} finite numbers", nominal.nq))
+                )
+            }
+            None => nominal.neutral_configuration(),
+        };
+        let v0 = match &f.initial.v {
+            Some(v) if v.len() == nominal.nv && v.iter().all(|x| x.is_finite()) => v.clone(),
+            Some(_) => {
+                return Err(
+                    self.invalid("initial.v", format!("needs {} finite numbers", nominal.nv))
+                )
+            }
+            None => vec![0.0; nominal.nv],
+        };
+        let base = VariantSpec {
+            name: "default".into(),
+            factorization: None,
+            controller: None,
+            estimate: None,
+        };
+        let specs: Vec<(String, &VariantSpec)> = if f.variants.is_empty() {
+            vec![("".into(), &base)]
+        } else {
+            f.variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("variants[{i}]."), v))
+                .collect()
+        };
+        let mut names = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (prefix, v) in specs {
+            if v.name.is_empty() || v.name.contains(['/', '\\']) || !names.insert(v.name.clone()) {
+                return Err(self.invalid(
+                    &format!("{prefix}name"),
+                    format!(
+                        "'{}' must be a unique, non-empty file-name-safe name",
+                        v.name
+                    ),
+                ));
+            }
+            let estimate_spec = v.estimate.as_ref().unwrap_or(&f.estimate);
+            let est_key = if v.estimate.is_some() {
+                format!("{prefix}estimate")
+            } else {
+                "estimate".into()
+            };
+            if !(estimate_spec.scale.is_finite() && estimate_spec.scale > 0.0) {
+                return Err(self.invalid(&format!("{est_key}.scale"), "must be a positive number"));
+            }
+            let mut estimate = nominal.clone();
+            for b in &mut estimate.bodies {
+                let p = b.inertia.parameters().map(|x| x * estimate_spec.scale);
+                b.inertia = RigidInertia::from_parameters(&p);
+            }
+            if let Some(p) = &estimate_spec.payload {
+                self.add_payload(&mut estimate, p, &format!("{est_key}.payload"))?;
+            }
+            let fact_key = if v.factorization.is_some() {
+                format!("{prefix}factorization")
+            } else {
+                "factorization".into()
+            };
+            let factorization = self.factorization(
+                v.factorization.as_ref().unwrap_or(&f.factorization),
+                &nominal,
+                &fact_key,
+            )?;
+            let ctrl_key = if v.controller.is_some() {
+                format!("{prefix}controller")
+            } else {
+                "controller".into()
+            };
+            let law = self.control_law(
+                v.controller.as_ref().unwrap_or(&f.controller),
+                &nominal,
+                &ctrl_key,
+            )?;
+            let controller = Controller::new(law, factorization, f.reference.clone(), &estimate)
+                .map_err(|e| match e {
+                    ControlError::Size {
+                        what: "the reference",
+                        ..
+                    } => self.invalid("reference", format!("{e}")),
+                    other => self.invalid(&ctrl_key, other.to_string()),
+                })?;
+            out.push(Variant {
+                name: v.name.clone(),
+                simulation: Simulation::new(
+                    plant.clone(),
+                    estimate,
+                    controller,
+                    integrator,
+                    s.step,
+                    control,
+                    q0.clone(),
+                    v0.clone(),
+                ),
+                duration: s.duration,
+                record_period: s.record_period,
+            });
+        }
+        Ok(out)
+    }
+}

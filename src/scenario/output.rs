@@ -1,0 +1,106 @@
+//! Results on disk: `<variant>.csv` per variant, `summary.json`,
+//! `scenario.resolved.toml` (every default written out) and PNG plots. Each
+//! file is written completely or not at all.
+
+use super::{plots, Scenario, VariantResult};
+use crate::io::write_atomically;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn csv(result: &VariantResult) -> String {
+    let Some(first) = result.samples.first() else {
+        return String::new();
+    };
+    let mut out = String::from("t");
+    let names = |out: &mut String, prefix: &str, n: usize| {
+        for i in 0..n {
+            let _ = write!(out, ",{prefix}_{i}");
+        }
+    };
+    names(&mut out, "q", first.q.len());
+    names(&mut out, "qd", first.q_desired.len());
+    names(&mut out, "v", first.v.len());
+    names(&mut out, "tau", first.tau.len());
+    out.push_str(",V,V_kinetic,V_parameter,e_norm,s_norm,skew_residual");
+    names(&mut out, "pi_hat", first.parameters.len());
+    out.push('\n');
+    for s in &result.samples {
+        let _ = write!(out, "{}", s.t);
+        for x in s.q.iter().chain(&s.q_desired).chain(&s.v).chain(&s.tau) {
+            let _ = write!(out, ",{x}");
+        }
+        let l = &s.lyapunov;
+        let _ = write!(
+            out,
+            ",{},{},{},{},{},{}",
+            l.value, l.kinetic, l.parameter, l.e_norm, l.s_norm, s.skew_residual
+        );
+        for x in &s.parameters {
+            let _ = write!(out, ",{x}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The summary of one variant (metrics over its recorded samples).
+pub fn summary(result: &VariantResult) -> serde_json::Value {
+    let s = &result.samples;
+    let n = s.len().max(1) as f64;
+    let last = s.last();
+    let fold_max = |f: &dyn Fn(&crate::sim::Sample) -> f64| s.iter().map(f).fold(0.0f64, f64::max);
+    json!({
+        "completed": result.divergence.is_none(),
+        "divergence": result.divergence.as_ref().map(|d| d.to_string()),
+        "simulated_time_s": result.simulated_time,
+        "samples": s.len(),
+        "final_tracking_error": last.map(|x| x.lyapunov.e_norm),
+        "rms_tracking_error": (s.iter().map(|x| x.lyapunov.e_norm.powi(2)).sum::<f64>() / n).sqrt(),
+        "final_lyapunov": last.map(|x| x.lyapunov.value),
+        "max_lyapunov": fold_max(&|x| x.lyapunov.value),
+        "max_skew_residual": fold_max(&|x| x.skew_residual),
+        "wall_time_s": result.wall_time,
+        "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
+    })
+}
+
+/// Writes every output into `dir` (created if needed) and returns the paths written.
+pub fn write_results(
+    dir: &Path,
+    scenario: &Scenario,
+    results: &[VariantResult],
+) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for r in results {
+        let path = dir.join(format!("{}.csv", r.name));
+        write_atomically(&path, csv(r).as_bytes())?;
+        written.push(path);
+    }
+    let variants: serde_json::Map<String, serde_json::Value> = results
+        .iter()
+        .map(|r| (r.name.clone(), summary(r)))
+        .collect();
+    let doc = json!({
+        "scenario": scenario.file.name,
+        "source": scenario.path,
+        "generated_by": format!("passivity-lab {}", env!("CARGO_PKG_VERSION")),
+        "variants": variants,
+    });
+    let path = dir.join("summary.json");
+    write_atomically(
+        &path,
+        serde_json::to_string_pretty(&doc)
+            .unwrap_or_default()
+            .as_bytes(),
+    )?;
+    written.push(path);
+    let path = dir.join("scenario.resolved.toml");
+    write_atomically(&path, scenario.resolved_toml().as_bytes())?;
+    written.push(path);
+    if scenario.file.output.plots {
+        written.extend(plots::write_plots(dir, scenario, results)?);
+    }
+    Ok(written)
+}

@@ -1,0 +1,331 @@
+//! PNG figures of a run (plotters, bitmap backend, a bundled DejaVu Sans
+//! font so no system font library is needed): joint trajectories against the
+//! reference, the Lyapunov value, tracking errors, parameter estimates
+//! against the true values, and a 3-D view for the point mass.
+
+use super::{Scenario, VariantResult};
+use crate::sim::Sample;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+const SIZE: (u32, u32) = (1200, 800);
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bundled font is valid; a failure would only lose the labels.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+fn colour(i: usize) -> RGBColor {
+    const PALETTE: [RGBColor; 6] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(23, 190, 207),
+    ];
+    PALETTE[i % PALETTE.len()]
+}
+
+/// One line of a panel.
+struct Line {
+    label: String,
+    colour: RGBColor,
+    points: Vec<(f64, f64)>,
+    dashed: bool,
+}
+
+fn bounds(lines: &[Line]) -> ((f64, f64), (f64, f64)) {
+    let pts = lines
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .filter(|(x, y)| x.is_finite() && y.is_finite());
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for &(x, y) in pts {
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+    }
+    if !x0.is_finite() {
+        return ((0.0, 1.0), (0.0, 1.0));
+    }
+    let pad = ((y1 - y0) * 0.05).max(1e-9);
+    ((x0, x1.max(x0 + 1e-9)), (y0 - pad, y1 + pad))
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+fn panel(
+    area: &Area,
+    title: &str,
+    y_label: &str,
+    lines: &[Line],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let ((x0, x1), (y0, y1)) = bounds(lines);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc("t [s]")
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    for l in lines {
+        let style = ShapeStyle::from(&l.colour).stroke_width(2);
+        let series = if l.dashed {
+            chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 6, 4, style))?
+        } else {
+            chart.draw_series(LineSeries::new(l.points.iter().copied(), style))?
+        };
+        let c = l.colour;
+        series
+            .label(l.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    Ok(())
+}
+
+/// Renders into `dir/name` through a temporary file and a rename.
+fn render(
+    dir: &Path,
+    name: &str,
+    draw: impl FnOnce(&Area) -> Result<(), Box<dyn std::error::Error>>,
+) -> std::io::Result<PathBuf> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".tmp{}-{name}", std::process::id()));
+    let result = (|| {
+        let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+        Ok::<(), Box<dyn std::error::Error>>(())
+    })();
+    match result
+        .map_err(|e| std::io::Error::other(format!("{name}: {e}")))
+        .and_then(|()| std::fs::rename(&tmp, &path))
+    {
+        Ok(()) => Ok(path),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn series(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
+    samples.iter().map(|s| (s.t, f(s))).collect()
+}
+
+/// Writes the figures and returns their paths.
+pub fn write_plots(
+    dir: &Path,
+    scenario: &Scenario,
+    results: &[VariantResult],
+) -> std::io::Result<Vec<PathBuf>> {
+    register_font();
+    let mut out = Vec::new();
+    let name = &scenario.file.name;
+    out.push(render(dir, "lyapunov.png", |root| {
+        let lines: Vec<Line> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Line {
+                label: r.name.clone(),
+                colour: colour(i),
+                points: series(&r.samples, |s| s.lyapunov.value),
+                dashed: false,
+            })
+            .collect();
+        panel(root, &format!("{name}: Lyapunov function V"), "V", &lines)
+    })?);
+    out.push(render(dir, "errors.png", |root| {
+        let halves = root.split_evenly((2, 1));
+        let e: Vec<Line> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Line {
+                label: r.name.clone(),
+                colour: colour(i),
+                points: series(&r.samples, |s| s.lyapunov.e_norm),
+                dashed: false,
+            })
+            .collect();
+        panel(&halves[0], "tracking error |e|", "|e|", &e)?;
+        let s: Vec<Line> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Line {
+                label: r.name.clone(),
+                colour: colour(i),
+                points: series(&r.samples, |s| s.lyapunov.s_norm),
+                dashed: false,
+            })
+            .collect();
+        panel(&halves[1], "|s| (Slotine-Li) or |e_dot|", "norm", &s)
+    })?);
+    let n = results
+        .first()
+        .and_then(|r| r.samples.first())
+        .map_or(0, |s| s.q_desired.len());
+    if n > 0 {
+        out.push(render(dir, "trajectories.png", |root| {
+            let cols = (n as f64).sqrt().ceil() as usize;
+            let rows = n.div_ceil(cols);
+            let areas = root.split_evenly((rows, cols));
+            for (j, area) in areas.iter().enumerate().take(n) {
+                let mut lines: Vec<Line> = results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| Line {
+                        label: r.name.clone(),
+                        colour: colour(i),
+                        points: series(&r.samples, |s| s.q[j]),
+                        dashed: false,
+                    })
+                    .collect();
+                if let Some(r) = results.first() {
+                    lines.push(Line {
+                        label: "desired".into(),
+                        colour: RGBColor(0, 0, 0),
+                        points: series(&r.samples, |s| s.q_desired[j]),
+                        dashed: true,
+                    });
+                }
+                panel(area, &format!("joint {j}"), "q", &lines)?;
+            }
+            Ok(())
+        })?);
+    }
+    let adaptive: Vec<&VariantResult> = results
+        .iter()
+        .filter(|r| r.samples.first().is_some_and(|s| !s.parameters.is_empty()))
+        .collect();
+    if !adaptive.is_empty() {
+        out.push(render(dir, "parameters.png", |root| {
+            // The body masses (parameter 0 of each body): estimates and truth.
+            let bodies = adaptive[0].true_parameters.len() / 10;
+            let mut lines = Vec::new();
+            for (i, r) in adaptive.iter().enumerate() {
+                for b in 0..bodies {
+                    lines.push(Line {
+                        label: format!("{} m{b}", r.name),
+                        colour: colour(i),
+                        points: series(&r.samples, |s| s.parameters[10 * b]),
+                        dashed: false,
+                    });
+                }
+            }
+            let t_end = adaptive[0].samples.last().map_or(1.0, |s| s.t);
+            for b in 0..bodies {
+                let m = adaptive[0].true_parameters[10 * b];
+                lines.push(Line {
+                    label: if b == 0 {
+                        "true masses".into()
+                    } else {
+                        String::new()
+                    },
+                    colour: RGBColor(0, 0, 0),
+                    points: vec![(0.0, m), (t_end, m)],
+                    dashed: true,
+                });
+            }
+            panel(
+                root,
+                "mass estimates (solid) and true masses (dashed)",
+                "kg",
+                &lines,
+            )
+        })?);
+    }
+    if scenario.file.robot.builtin.as_deref() == Some("point_mass") {
+        out.push(render(dir, "trajectory_3d.png", |root| {
+            draw_3d(root, results)
+        })?);
+    }
+    Ok(out)
+}
+
+/// The point mass's path in space, one line per variant, and the desired path.
+fn draw_3d(root: &Area, results: &[VariantResult]) -> Result<(), Box<dyn std::error::Error>> {
+    let all = results
+        .iter()
+        .flat_map(|r| r.samples.iter())
+        .flat_map(|s| [s.q.clone(), s.q_desired.clone()]);
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for p in all {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    for k in 0..3 {
+        if !(lo[k].is_finite() && hi[k].is_finite()) {
+            (lo[k], hi[k]) = (-1.0, 1.0);
+        }
+        let pad = ((hi[k] - lo[k]) * 0.05).max(0.05);
+        (lo[k], hi[k]) = (lo[k] - pad, hi[k] + pad);
+    }
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "point mass path (x forward, y left, z up)",
+            ("sans-serif", 20),
+        )
+        .margin(20)
+        .build_cartesian_3d(lo[0]..hi[0], lo[2]..hi[2], lo[1]..hi[1])?;
+    chart.with_projection(|mut p| {
+        p.pitch = 0.35;
+        p.yaw = 0.6;
+        p.scale = 0.85;
+        p.into_matrix()
+    });
+    chart
+        .configure_axes()
+        .label_style(("sans-serif", 12))
+        .draw()?;
+    for (i, r) in results.iter().enumerate() {
+        let c = colour(i);
+        chart
+            .draw_series(LineSeries::new(
+                r.samples.iter().map(|s| (s.q[0], s.q[2], s.q[1])),
+                ShapeStyle::from(&c).stroke_width(2),
+            ))?
+            .label(r.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+    }
+    if let Some(r) = results.first() {
+        chart
+            .draw_series(LineSeries::new(
+                r.samples
+                    .iter()
+                    .map(|s| (s.q_desired[0], s.q_desired[2], s.q_desired[1])),
+                ShapeStyle::from(&BLACK).stroke_width(1),
+            ))?
+            .label("desired")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    Ok(())
+}

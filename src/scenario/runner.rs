@@ -1,0 +1,53 @@
+//! Running one variant: fixed steps, samples every record period, progress
+//! reports, and an early stop that keeps the data when the run diverges.
+
+use super::Variant;
+use crate::sim::{Divergence, Sample};
+use std::time::Instant;
+
+/// What one variant produced.
+#[derive(Clone, Debug)]
+pub struct VariantResult {
+    pub name: String,
+    pub samples: Vec<Sample>,
+    /// Why the run stopped early, if it did.
+    pub divergence: Option<Divergence>,
+    /// Seconds of wall-clock time the run took.
+    pub wall_time: f64,
+    /// Seconds of simulated time reached.
+    pub simulated_time: f64,
+    /// The plant's true inertial parameters (for parameter plots).
+    pub true_parameters: Vec<f64>,
+}
+
+/// Runs `variant` to its duration (or until it diverges), calling
+/// `progress` with the completed fraction about a hundred times.
+pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantResult {
+    let mut sim = variant.simulation;
+    let steps = (variant.duration / sim.dt).round().max(1.0) as usize;
+    let every = ((variant.record_period / sim.dt).round() as usize).max(1);
+    let report = (steps / 100).max(1);
+    let start = Instant::now();
+    let mut samples = vec![sim.sample()];
+    let mut divergence = None;
+    for k in 1..=steps {
+        if let Err(d) = sim.step() {
+            divergence = Some(d);
+            break;
+        }
+        if k % every == 0 || k == steps {
+            samples.push(sim.sample());
+        }
+        if k % report == 0 {
+            progress(k as f64 / steps as f64);
+        }
+    }
+    VariantResult {
+        name: variant.name,
+        simulated_time: samples.last().map_or(0.0, |s| s.t),
+        samples,
+        divergence,
+        wall_time: start.elapsed().as_secs_f64(),
+        true_parameters: sim.true_parameters().to_vec(),
+    }
+}

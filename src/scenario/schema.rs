@@ -1,0 +1,268 @@
+//! The scenario file format (TOML). Every key is checked: unknown keys are
+//! errors, and defaults are written out with the results.
+
+use crate::control::Reference;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub robot: RobotSpec,
+    #[serde(default)]
+    pub estimate: EstimateSpec,
+    pub controller: ControllerSpec,
+    #[serde(default)]
+    pub factorization: FactorizationSpec,
+    pub reference: Reference,
+    #[serde(default)]
+    pub initial: InitialSpec,
+    #[serde(default)]
+    pub simulation: SimulationSpec,
+    /// Variants run side by side; each replaces some tables of the base.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// The robot: a URDF (path relative to the scenario file) or a built-in system.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotSpec {
+    /// URDF file, relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urdf: Option<PathBuf>,
+    /// Built-in system: "point_mass" or "planar_two_link_arm".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<String>,
+    /// "fixed" (default) or "free".
+    #[serde(default = "default_root")]
+    pub root: String,
+    /// Gravity in world coordinates, default [0, 0, -9.81].
+    #[serde(default = "default_gravity")]
+    pub gravity: [f64; 3],
+    /// Point mass: its mass (default 1 kg).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
+    /// Planar arm: link masses and lengths (default 1 kg, 1 m each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub masses: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lengths: Option<[f64; 2]>,
+    /// A payload the true robot carries (unknown to the controller unless
+    /// the estimate says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<PayloadSpec>,
+}
+
+fn default_root() -> String {
+    "fixed".into()
+}
+
+fn default_gravity() -> [f64; 3] {
+    [0.0, 0.0, -9.81]
+}
+
+/// A point mass rigidly attached to a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayloadSpec {
+    /// Link (URDF name) or body the payload is attached to.
+    pub link: String,
+    pub mass: f64,
+    /// Position in the link frame.
+    #[serde(default)]
+    pub com: [f64; 3],
+}
+
+/// The controller's model: the nominal robot with every inertial parameter
+/// scaled, plus an optional payload guess.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateSpec {
+    #[serde(default = "one")]
+    pub scale: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<PayloadSpec>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for EstimateSpec {
+    fn default() -> Self {
+        EstimateSpec {
+            scale: 1.0,
+            payload: None,
+        }
+    }
+}
+
+/// A gain: one number for every joint, or one per joint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Gain {
+    All(f64),
+    Each(Vec<f64>),
+}
+
+impl Gain {
+    /// The gain as n values (None if a list has the wrong length).
+    pub fn expand(&self, n: usize) -> Option<Vec<f64>> {
+        match self {
+            Gain::All(x) => Some(vec![*x; n]),
+            Gain::Each(v) if v.len() == n => Some(v.clone()),
+            Gain::Each(_) => None,
+        }
+    }
+}
+
+/// Bounds on the adaptive estimates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundsSpec {
+    pub lower: Gain,
+    pub upper: Gain,
+}
+
+/// The control law and its gains.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ControllerSpec {
+    SlotineLi {
+        lambda: Gain,
+        kd: Gain,
+        #[serde(default)]
+        adaptation: bool,
+        /// Adaptation gain per inertial parameter (10 per body) or one for all.
+        #[serde(default = "unit_gain")]
+        gamma: Gain,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bounds: Option<BoundsSpec>,
+    },
+    PdPlus {
+        kp: Gain,
+        kd: Gain,
+    },
+    ComputedTorque {
+        kp: Gain,
+        kd: Gain,
+    },
+}
+
+fn unit_gain() -> Gain {
+    Gain::All(1.0)
+}
+
+/// The Coriolis factorization the controller uses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FactorizationSpec {
+    #[default]
+    Christoffel,
+    Classic,
+    Alternate,
+    /// C* + beta S^T (S v x) S on the given speed triples (default: all i < j < k).
+    Torsion {
+        beta: f64,
+        /// beta(q) = beta + sum of gradient[l] q_l (optional).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        beta_gradient: Vec<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        triples: Option<Vec<[usize; 3]>>,
+    },
+}
+
+/// Initial state; zeros (neutral configuration) by default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v: Option<Vec<f64>>,
+}
+
+/// Integration and timing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Seconds.
+    #[serde(default = "default_duration")]
+    pub duration: f64,
+    /// Integrator step, seconds.
+    #[serde(default = "default_step")]
+    pub step: f64,
+    /// "rk4" or "semi_implicit_euler".
+    #[serde(default = "default_integrator")]
+    pub integrator: String,
+    /// Control rate in Hz (zero-order hold); absent: continuous control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_rate: Option<f64>,
+    /// Seconds between recorded samples.
+    #[serde(default = "default_record_period")]
+    pub record_period: f64,
+}
+
+fn default_duration() -> f64 {
+    10.0
+}
+fn default_step() -> f64 {
+    1e-3
+}
+fn default_integrator() -> String {
+    "rk4".into()
+}
+fn default_record_period() -> f64 {
+    0.01
+}
+
+impl Default for SimulationSpec {
+    fn default() -> Self {
+        SimulationSpec {
+            duration: default_duration(),
+            step: default_step(),
+            integrator: default_integrator(),
+            control_rate: None,
+            record_period: default_record_period(),
+        }
+    }
+}
+
+/// One variant: a name and the tables it replaces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factorization: Option<FactorizationSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<ControllerSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateSpec>,
+}
+
+/// What to write besides the CSV files and the summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// PNG plots of trajectories, Lyapunov values, errors, parameters.
+    #[serde(default = "yes")]
+    pub plots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { plots: true }
+    }
+}

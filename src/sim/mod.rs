@@ -1,0 +1,349 @@
+//! Closed-loop simulation (design sec. 7): the plant integrates the TRUE
+//! model's forward dynamics (ABA) at a fixed step; the controller uses the
+//! ESTIMATED model and its factorization, evaluated at every integrator stage
+//! (continuous) or sampled with zero-order hold. Adaptive estimates are part
+//! of the integrated state. A state that stops being finite or blows up ends
+//! the run with a [`Divergence`]; what was recorded stays available.
+
+use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
+use crate::control::{ControlLaw, Controller, Lyapunov};
+use crate::model::Model;
+use crate::spatial::RigidInertia;
+
+/// Fixed-step integration scheme of the plant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Integrator {
+    /// Classical Runge-Kutta, 4th order (configuration rates from
+    /// `Model::configuration_rate`).
+    Rk4,
+    /// Semi-implicit Euler: v += dt a, then q moves with the new v (one
+    /// dynamics evaluation per step).
+    SemiImplicitEuler,
+}
+
+/// When the controller is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ControlMode {
+    /// At every integrator stage (as in the paper's plots).
+    Continuous,
+    /// Every `period` seconds, the torque held in between (zero-order hold).
+    Sampled { period: f64 },
+}
+
+/// The run stopped because the state stopped being finite or blew up.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("the simulation diverged at t = {time:.6} s: {reason}")]
+pub struct Divergence {
+    pub time: f64,
+    pub reason: String,
+}
+
+/// Magnitude beyond which a state is considered blown up.
+const BLOW_UP: f64 = 1e8;
+
+/// One recorded instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    pub t: f64,
+    pub q: Vec<f64>,
+    pub q_desired: Vec<f64>,
+    pub v: Vec<f64>,
+    pub tau: Vec<f64>,
+    pub lyapunov: Lyapunov,
+    /// Current parameter estimates (adaptive Slotine-Li), else empty.
+    pub parameters: Vec<f64>,
+    /// max |dH/dt - C - C^T| of the controller's factorization on its model.
+    pub skew_residual: f64,
+}
+
+/// A closed loop: plant, controller, and their state.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub plant: Model,
+    pub estimate: Model,
+    pub controller: Controller,
+    pub integrator: Integrator,
+    pub dt: f64,
+    pub control: ControlMode,
+    pub t: f64,
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    /// Parameter estimates pi_hat (adaptive Slotine-Li), else empty.
+    pub parameters: Vec<f64>,
+    true_parameters: Vec<f64>,
+    plant_ws: Workspace,
+    estimate_ws: Workspace,
+    held_tau: Vec<f64>,
+    held_rate: Vec<f64>,
+    next_control: f64,
+    stage_q: Vec<f64>,
+    stage_v: Vec<f64>,
+    stage_p: Vec<f64>,
+    rates: [(Vec<f64>, Vec<f64>, Vec<f64>); 4],
+}
+
+/// The model's inertial parameters, body after body.
+pub fn parameters_of(model: &Model) -> Vec<f64> {
+    model
+        .bodies
+        .iter()
+        .flat_map(|b| b.inertia.parameters())
+        .collect()
+}
+
+fn set_parameters(model: &mut Model, p: &[f64]) {
+    for (i, b) in model.bodies.iter_mut().enumerate() {
+        b.inertia = RigidInertia::from_parameters(&p[10 * i..10 * i + 10]);
+    }
+}
+
+impl Simulation {
+    /// A closed loop starting at (q0, v0) at t = 0. `estimate` must have the
+    /// plant's kinematics (only inertias may differ).
+    pub fn new(
+        plant: Model,
+        estimate: Model,
+        controller: Controller,
+        integrator: Integrator,
+        dt: f64,
+        control: ControlMode,
+        q0: Vec<f64>,
+        v0: Vec<f64>,
+    ) -> Self {
+        let adaptive = matches!(
+            &controller.law,
+            ControlLaw::SlotineLi {
+                adaptation: Some(_),
+                ..
+            }
+        );
+        let parameters = if adaptive {
+            parameters_of(&estimate)
+        } else {
+            Vec::new()
+        };
+        let np = parameters.len();
+        let (nq, nv) = (plant.nq, plant.nv);
+        let rate = || (vec![0.0; nq], vec![0.0; nv], vec![0.0; np]);
+        Simulation {
+            true_parameters: parameters_of(&plant),
+            plant_ws: Workspace::new(&plant),
+            estimate_ws: Workspace::new(&estimate),
+            held_tau: vec![0.0; nv],
+            held_rate: vec![0.0; np],
+            next_control: 0.0,
+            stage_q: q0.clone(),
+            stage_v: v0.clone(),
+            stage_p: parameters.clone(),
+            rates: [rate(), rate(), rate(), rate()],
+            plant,
+            estimate,
+            controller,
+            integrator,
+            dt,
+            control,
+            t: 0.0,
+            q: q0,
+            v: v0,
+            parameters,
+        }
+    }
+
+    /// Evaluates the controller at (t, q, v, p) into its buffers.
+    fn evaluate_controller(&mut self, t: f64, q: &[f64], v: &[f64], p: &[f64]) {
+        if !p.is_empty() {
+            set_parameters(&mut self.estimate, p);
+        }
+        self.controller.compute(t, &self.estimate, q, v);
+        if !p.is_empty() {
+            let mut rate = std::mem::take(&mut self.controller.parameter_rate);
+            self.controller.project_rate(p, &mut rate);
+            self.controller.parameter_rate = rate;
+        }
+    }
+
+    /// The state derivative at stage k from (t, stage_q, stage_v, stage_p).
+    fn derivative(&mut self, k: usize, t: f64) {
+        let (q, v, p) = (
+            std::mem::take(&mut self.stage_q),
+            std::mem::take(&mut self.stage_v),
+            std::mem::take(&mut self.stage_p),
+        );
+        let (tau, rate) = match self.control {
+            ControlMode::Continuous => {
+                self.evaluate_controller(t, &q, &v, &p);
+                (
+                    self.controller.tau.clone(),
+                    self.controller.parameter_rate.clone(),
+                )
+            }
+            ControlMode::Sampled { .. } => (self.held_tau.clone(), self.held_rate.clone()),
+        };
+        let (dq, dv, dp) = &mut self.rates[k];
+        self.plant.configuration_rate(&q, &v, dq);
+        dv.copy_from_slice(aba(&self.plant, &mut self.plant_ws, &q, &v, &tau).as_slice());
+        if !p.is_empty() {
+            dp.copy_from_slice(&rate);
+        }
+        (self.stage_q, self.stage_v, self.stage_p) = (q, v, p);
+    }
+
+    /// Stage state = state + h * rate k.
+    fn set_stage(&mut self, k: usize, h: f64) {
+        let (dq, dv, dp) = &self.rates[k];
+        for i in 0..self.q.len() {
+            self.stage_q[i] = self.q[i] + h * dq[i];
+        }
+        for i in 0..self.v.len() {
+            self.stage_v[i] = self.v[i] + h * dv[i];
+        }
+        for i in 0..self.parameters.len() {
+            self.stage_p[i] = self.parameters[i] + h * dp[i];
+        }
+    }
+
+    /// Advances one step of length `dt`.
+    pub fn step(&mut self) -> Result<(), Divergence> {
+        let (t, dt) = (self.t, self.dt);
+        if let ControlMode::Sampled { period } = self.control {
+            if t + 1e-12 * dt >= self.next_control {
+                let (q, v, p) = (self.q.clone(), self.v.clone(), self.parameters.clone());
+                self.evaluate_controller(t, &q, &v, &p);
+                self.held_tau.copy_from_slice(&self.controller.tau);
+                self.held_rate
+                    .copy_from_slice(&self.controller.parameter_rate);
+                self.next_control += period;
+            }
+        }
+        self.stage_q.copy_from_slice(&self.q);
+        self.stage_v.copy_from_slice(&self.v);
+        self.stage_p.copy_from_slice(&self.parameters);
+        match self.integrator {
+            Integrator::Rk4 => {
+                self.derivative(0, t);
+                self.set_stage(0, dt / 2.0);
+                self.derivative(1, t + dt / 2.0);
+                self.set_stage(1, dt / 2.0);
+                self.derivative(2, t + dt / 2.0);
+                self.set_stage(2, dt);
+                self.derivative(3, t + dt);
+                let combine =
+                    |x: &mut [f64],
+                     r: &[(Vec<f64>, Vec<f64>, Vec<f64>); 4],
+                     pick: fn(&(Vec<f64>, Vec<f64>, Vec<f64>)) -> &Vec<f64>| {
+                        for i in 0..x.len() {
+                            x[i] += dt / 6.0
+                                * (pick(&r[0])[i]
+                                    + 2.0 * pick(&r[1])[i]
+                                    + 2.0 * pick(&r[2])[i]
+                                    + pick(&r[3])[i]);
+                        }
+                    };
+                combine(&mut self.q, &self.rates, |r| &r.0);
+                combine(&mut self.v, &self.rates, |r| &r.1);
+                combine(&mut self.parameters, &self.rates, |r| &r.2);
+            }
+            Integrator::SemiImplicitEuler => {
+                self.derivative(0, t);
+                let (_, dv, dp) = &self.rates[0];
+                for i in 0..self.v.len() {
+                    self.v[i] += dt * dv[i];
+                }
+                for i in 0..self.parameters.len() {
+                    self.parameters[i] += dt * dp[i];
+                }
+                let mut q_new = vec![0.0; self.q.len()];
+                self.plant.integrate(&self.q, &self.v, dt, &mut q_new);
+                self.q = q_new;
+            }
+        }
+        self.plant.normalize_configuration(&mut self.q);
+        self.t = t + dt;
+        self.check()
+    }
+
+    fn check(&self) -> Result<(), Divergence> {
+        let bad = |name: &str, x: &[f64]| -> Option<String> {
+            x.iter()
+                .position(|a| !a.is_finite())
+                .map(|i| format!("{name}[{i}] is not finite"))
+                .or_else(|| {
+                    x.iter()
+                        .position(|a| a.abs() > BLOW_UP)
+                        .map(|i| format!("|{name}[{i}]| = {:.3e} exceeds {BLOW_UP:e}", x[i]))
+                })
+        };
+        match bad("q", &self.q)
+            .or_else(|| bad("v", &self.v))
+            .or_else(|| bad("parameters", &self.parameters))
+        {
+            Some(reason) => Err(Divergence {
+                time: self.t,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The current instant, for recording: torques of the controller at this
+    /// state (or the held ones), its Lyapunov function with the true model,
+    /// and the skew residual of its factorization.
+    pub fn sample(&mut self) -> Sample {
+        let (t, q, v, p) = (
+            self.t,
+            self.q.clone(),
+            self.v.clone(),
+            self.parameters.clone(),
+        );
+        let tau = match self.control {
+            ControlMode::Continuous => {
+                self.evaluate_controller(t, &q, &v, &p);
+                self.controller.tau.clone()
+            }
+            ControlMode::Sampled { .. } => self.held_tau.clone(),
+        };
+        let pi_tilde: Vec<f64> = p
+            .iter()
+            .zip(&self.true_parameters)
+            .map(|(a, b)| a - b)
+            .collect();
+        let lyapunov = self.controller.lyapunov(
+            t,
+            &self.plant,
+            &mut self.plant_ws,
+            &q,
+            &v,
+            (!p.is_empty()).then_some(&pi_tilde[..]),
+        );
+        coriolis_matrix_and_derivatives(
+            &self.estimate,
+            &mut self.estimate_ws,
+            &q,
+            &v,
+            BodyFactorization::ChristoffelConsistent,
+        );
+        let hdot = self.estimate_ws.mass_matrix_dot.clone();
+        let c = self.controller.factorization.coriolis_matrix(
+            &self.estimate,
+            &mut self.estimate_ws,
+            &q,
+            &v,
+        );
+        let skew_residual = (&hdot - c - c.transpose()).amax();
+        Sample {
+            t,
+            q_desired: self.controller.desired().q.clone(),
+            q,
+            v,
+            tau,
+            lyapunov,
+            parameters: p,
+            skew_residual,
+        }
+    }
+
+    /// The true inertial parameters of the plant.
+    pub fn true_parameters(&self) -> &[f64] {
+        &self.true_parameters
+    }
+}
