@@ -91,12 +91,26 @@ impl Scenario {
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref().to_path_buf();
         let file: ScenarioFile = toml::from_str(text).map_err(|e| {
-            let (line, column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
+            let (mut line, mut column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
+            let message = e.message().trim().to_string();
+            // Tagged tables report their header: point at the unknown key itself.
+            if let Some(key) = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split('`').next())
+            {
+                if let Some(i) = text.lines().skip(line - 1).position(|l| {
+                    let l = l.trim_start();
+                    l.strip_prefix(key)
+                        .is_some_and(|rest| rest.trim_start().starts_with('='))
+                }) {
+                    (line, column) = (line + i, 1);
+                }
+            }
             ScenarioError::Syntax {
                 file: path.clone(),
                 line,
                 column,
-                message: e.message().trim().to_string(),
+                message,
             }
         })?;
         let scenario = Scenario {

@@ -162,6 +162,15 @@ impl Simulation {
         }
     }
 
+    /// Keeps the controller's last torques (and parameter rate, if adaptive).
+    fn hold_controller_output(&mut self) {
+        self.held_tau.copy_from_slice(&self.controller.tau);
+        if !self.held_rate.is_empty() {
+            self.held_rate
+                .copy_from_slice(&self.controller.parameter_rate);
+        }
+    }
+
     /// The state derivative at stage k from (t, stage_q, stage_v, stage_p).
     fn derivative(&mut self, k: usize, t: f64) {
         let (q, v, p) = (
@@ -169,22 +178,14 @@ impl Simulation {
             std::mem::take(&mut self.stage_v),
             std::mem::take(&mut self.stage_p),
         );
-        let (tau, rate) = match self.control {
-            ControlMode::Continuous => {
-                self.evaluate_controller(t, &q, &v, &p);
-                (
-                    self.controller.tau.clone(),
-                    self.controller.parameter_rate.clone(),
-                )
-            }
-            ControlMode::Sampled { .. } => (self.held_tau.clone(), self.held_rate.clone()),
-        };
+        if let ControlMode::Continuous = self.control {
+            self.evaluate_controller(t, &q, &v, &p);
+            self.hold_controller_output();
+        }
         let (dq, dv, dp) = &mut self.rates[k];
         self.plant.configuration_rate(&q, &v, dq);
-        dv.copy_from_slice(aba(&self.plant, &mut self.plant_ws, &q, &v, &tau).as_slice());
-        if !p.is_empty() {
-            dp.copy_from_slice(&rate);
-        }
+        dv.copy_from_slice(aba(&self.plant, &mut self.plant_ws, &q, &v, &self.held_tau).as_slice());
+        dp.copy_from_slice(&self.held_rate);
         (self.stage_q, self.stage_v, self.stage_p) = (q, v, p);
     }
 
@@ -207,11 +208,14 @@ impl Simulation {
         let (t, dt) = (self.t, self.dt);
         if let ControlMode::Sampled { period } = self.control {
             if t + 1e-12 * dt >= self.next_control {
-                let (q, v, p) = (self.q.clone(), self.v.clone(), self.parameters.clone());
+                let (q, v, p) = (
+                    std::mem::take(&mut self.q),
+                    std::mem::take(&mut self.v),
+                    std::mem::take(&mut self.parameters),
+                );
                 self.evaluate_controller(t, &q, &v, &p);
-                self.held_tau.copy_from_slice(&self.controller.tau);
-                self.held_rate
-                    .copy_from_slice(&self.controller.parameter_rate);
+                (self.q, self.v, self.parameters) = (q, v, p);
+                self.hold_controller_output();
                 self.next_control += period;
             }
         }
@@ -252,9 +256,9 @@ impl Simulation {
                 for i in 0..self.parameters.len() {
                     self.parameters[i] += dt * dp[i];
                 }
-                let mut q_new = vec![0.0; self.q.len()];
-                self.plant.integrate(&self.q, &self.v, dt, &mut q_new);
-                self.q = q_new;
+                self.plant
+                    .integrate(&self.q, &self.v, dt, &mut self.stage_q);
+                std::mem::swap(&mut self.q, &mut self.stage_q);
             }
         }
         self.plant.normalize_configuration(&mut self.q);

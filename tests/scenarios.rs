@@ -1,0 +1,199 @@
+//! Scenario files: the paper's point-mass experiment with numbers (seed 001
+//! sec. IV-A2, Figs. 4-7), the shipped scenarios, and errors that name the
+//! file, the line and the key.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::scenario::{run_variant, Scenario, ScenarioError, VariantResult};
+
+fn run(path: &str) -> Vec<VariantResult> {
+    let scenario = Scenario::load(repo_path(path)).unwrap();
+    scenario
+        .variants()
+        .unwrap()
+        .into_iter()
+        .map(|v| run_variant(v, &mut |_| {}))
+        .collect()
+}
+
+/// What seed 001 shows in Figs. 4-7, as measured numbers (this run: C*
+/// max |z| = 0, torsion max |z| = 0.136, largest distance between the two
+/// paths 0.39 m, largest Lyapunov difference 0.0028 of a peak 2.5, final
+/// errors 0.04415 and 0.04413).
+#[test]
+fn point_mass_torsion_reproduces_the_paper() {
+    let r = run("scenarios/point_mass_torsion.toml");
+    let (c_star, torsion) = (&r[0], &r[1]);
+    assert_eq!(
+        (c_star.name.as_str(), torsion.name.as_str()),
+        ("c_star", "torsion_beta_minus_5")
+    );
+    for v in &r {
+        assert!(
+            v.divergence.is_none() && (v.simulated_time - 10.0).abs() < 1e-9,
+            "{}",
+            v.name
+        );
+        assert!(
+            v.samples.iter().all(|s| s.skew_residual < 1e-12),
+            "both factorizations are admissible"
+        );
+    }
+    let max_z = |v: &VariantResult| v.samples.iter().map(|s| s.q[2].abs()).fold(0.0, f64::max);
+    // Fig. 4: with C* the motion stays in the z = 0 plane.
+    assert!(max_z(c_star) < 1e-12, "C*: max |z| = {}", max_z(c_star));
+    // Figs. 5-6: torsion accelerates the mass out of the plane.
+    assert!(
+        max_z(torsion) > 0.1,
+        "torsion: max |z| = {}",
+        max_z(torsion)
+    );
+    let gap = c_star
+        .samples
+        .iter()
+        .zip(&torsion.samples)
+        .map(|(a, b)| {
+            (0..3)
+                .map(|i| (a.q[i] - b.q[i]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .fold(0.0, f64::max);
+    assert!(
+        gap > 0.2,
+        "the trajectories must differ visibly: largest distance {gap}"
+    );
+    // Fig. 7: the Lyapunov curves are nearly identical.
+    let peak = c_star
+        .samples
+        .iter()
+        .map(|s| s.lyapunov.value)
+        .fold(0.0, f64::max);
+    let dv = c_star
+        .samples
+        .iter()
+        .zip(&torsion.samples)
+        .map(|(a, b)| (a.lyapunov.value - b.lyapunov.value).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        (peak - 2.5).abs() < 1e-12,
+        "V(0) = 1/2 m |s(0)|^2 = 2.5, got {peak}"
+    );
+    assert!(
+        dv < 0.01 * peak,
+        "Lyapunov curves differ by {dv} (peak {peak})"
+    );
+    // Model mismatch (0.9 kg for 1 kg): nonzero final errors, about equal.
+    let (e1, e2) = (
+        c_star.samples.last().unwrap().lyapunov.e_norm,
+        torsion.samples.last().unwrap().lyapunov.e_norm,
+    );
+    assert!(e1 > 0.01 && e2 > 0.01, "final errors {e1}, {e2}");
+    assert!((e1 - e2).abs() < 0.01 * e1, "final errors {e1}, {e2}");
+}
+
+fn error_of(text: &str) -> String {
+    match Scenario::parse(text, "bad.toml") {
+        Ok(_) => panic!("scenario accepted:\n{text}"),
+        Err(e) => {
+            let m = e.to_string();
+            assert!(m.starts_with("bad.toml:"), "{m}");
+            assert!(matches!(
+                e,
+                ScenarioError::Syntax { .. }
+                    | ScenarioError::Invalid { .. }
+                    | ScenarioError::Model { .. }
+            ));
+            m
+        }
+    }
+}
+
+const BASE: &str = r#"name = "t"
+[robot]
+builtin = "point_mass"
+[controller]
+kind = "slotine_li"
+lambda = 1.0
+kd = 1.0
+[reference]
+kind = "hold"
+q = [0.0, 0.0, 0.0]
+"#;
+
+#[test]
+fn errors_name_the_file_line_and_key() {
+    Scenario::parse(BASE, "bad.toml").unwrap();
+    // Unknown keys are errors, not silently ignored.
+    let m = error_of(&BASE.replace("kd = 1.0", "kd = 1.0\nkdd = 2.0"));
+    assert!(m.contains("bad.toml:8:") && m.contains("kdd"), "{m}");
+    let m = error_of(&format!("{BASE}[simulaton]\nstep = 0.01\n"));
+    assert!(m.contains("simulaton"), "{m}");
+    // Malformed TOML.
+    let m = error_of(&BASE.replace("lambda = 1.0", "lambda = "));
+    assert!(m.contains("bad.toml:6:"), "{m}");
+    // Wrong sizes and values, with the key and what is allowed.
+    let m = error_of(&BASE.replace("kd = 1.0", "kd = [1.0, 2.0]"));
+    assert!(
+        m.contains("bad.toml:7:") && m.contains("controller.kd") && m.contains("list of 3"),
+        "{m}"
+    );
+    let m = error_of(&BASE.replace("q = [0.0, 0.0, 0.0]", "q = [0.0]"));
+    assert!(m.contains("reference"), "{m}");
+    let m = error_of(&BASE.replace("builtin = \"point_mass\"", "builtin = \"pendulum\""));
+    assert!(
+        m.contains("robot.builtin") && m.contains("point_mass, planar_two_link_arm"),
+        "{m}"
+    );
+    let m = error_of(&format!("{BASE}[simulation]\nintegrator = \"leapfrog\"\n"));
+    assert!(
+        m.contains("simulation.integrator") && m.contains("rk4"),
+        "{m}"
+    );
+    let m = error_of(&format!("{BASE}[simulation]\nstep = -0.1\n"));
+    assert!(m.contains("simulation.step"), "{m}");
+    let m = error_of(&BASE.replace("kind = \"slotine_li\"", "kind = \"lqr\""));
+    assert!(m.contains("lqr"), "{m}");
+    // Torsion needs three degrees of freedom (seed 001 Cor. III.2).
+    let arm = BASE
+        .replace(
+            "builtin = \"point_mass\"",
+            "builtin = \"planar_two_link_arm\"",
+        )
+        .replace("q = [0.0, 0.0, 0.0]", "q = [0.0, 0.0]");
+    let m = error_of(&format!(
+        "{arm}[factorization]\nkind = \"torsion\"\nbeta = 1.0\n"
+    ));
+    assert!(
+        m.contains("factorization") && m.contains("only admissible"),
+        "{m}"
+    );
+    // A missing URDF names the scenario and the URDF.
+    let m = error_of(&BASE.replace("builtin = \"point_mass\"", "urdf = \"nowhere.urdf\""));
+    assert!(m.contains("nowhere.urdf"), "{m}");
+    // Duplicate variant names.
+    let m = error_of(&format!(
+        "{BASE}[[variants]]\nname = \"a\"\n[[variants]]\nname = \"a\"\n"
+    ));
+    assert!(m.contains("variants[1].name"), "{m}");
+}
+
+#[test]
+fn resolved_scenario_writes_defaults_and_reloads_to_the_same() {
+    let s = Scenario::parse(BASE, "bad.toml").unwrap();
+    let resolved = s.resolved_toml();
+    for key in [
+        "duration = 10.0",
+        "step = 0.001",
+        "integrator = \"rk4\"",
+        "record_period = 0.01",
+        "scale = 1.0",
+        "gravity = [",
+        "plots = true",
+    ] {
+        assert!(resolved.contains(key), "{key} missing from\n{resolved}");
+    }
+    let again = Scenario::parse(&resolved, "resolved.toml").unwrap();
+    assert_eq!(again.file, s.file);
+}
