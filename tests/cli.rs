@@ -33,8 +33,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
-fn selfcheck_is_the_default_and_passes() {
-    let o = run(&[]);
+fn selfcheck_passes() {
+    let o = run(&["selfcheck"]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
     assert!(
@@ -359,4 +359,194 @@ fn eval_rejects_factorizations_that_do_not_fit() {
         );
         assert!(!out.exists());
     }
+}
+
+#[test]
+fn run_writes_every_output_of_a_scenario() {
+    let dir = scratch("run");
+    let o = run(&[
+        "run",
+        "scenarios/point_mass_torsion.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    for f in [
+        "c_star.csv",
+        "torsion_beta_minus_5.csv",
+        "summary.json",
+        "scenario.resolved.toml",
+        "lyapunov.png",
+        "errors.png",
+        "trajectories.png",
+        "trajectory_3d.png",
+    ] {
+        let len = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 100, "{f}: {len} bytes");
+    }
+    let csv = std::fs::read_to_string(dir.join("c_star.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for col in [
+        "t", "q_0", "q_2", "qd_0", "v_1", "tau_2", "V", "e_norm", "s_norm",
+    ] {
+        assert!(header.contains(&col), "{col} missing from {header:?}");
+    }
+    assert_eq!(
+        csv.lines().count(),
+        1 + 1001,
+        "a header and 1001 samples (every 10 ms for 10 s)"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let v = &summary["variants"]["torsion_beta_minus_5"];
+    for key in [
+        "final_tracking_error",
+        "rms_tracking_error",
+        "max_lyapunov",
+        "max_skew_residual",
+        "wall_time_s",
+        "real_time_factor",
+    ] {
+        assert!(v[key].as_f64().is_some(), "{key} missing: {v}");
+    }
+    // The resolved scenario runs again as it is.
+    let o = run(&[
+        "run",
+        dir.join("scenario.resolved.toml").to_str().unwrap(),
+        "--out",
+        dir.join("again").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+}
+
+#[test]
+fn the_default_job_runs_the_embedded_scenario() {
+    let dir = scratch("default");
+    let o = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(err.contains("point_mass_torsion"), "{err}");
+    assert!(dir.join("results/point_mass_torsion/summary.json").exists());
+}
+
+#[test]
+fn a_diverging_run_stops_with_a_message_and_keeps_its_data() {
+    let dir = scratch("diverge");
+    let scenario = dir.join("unstable.toml");
+    // A gain far beyond what the 10 ms step of semi-implicit Euler can hold.
+    std::fs::write(
+        &scenario,
+        r#"name = "unstable"
+[robot]
+builtin = "point_mass"
+gravity = [0.0, 0.0, 0.0]
+[controller]
+kind = "pd_plus"
+kp = 1.0e6
+kd = 1.0e3
+[reference]
+kind = "hold"
+q = [1.0, 0.0, 0.0]
+[simulation]
+duration = 5.0
+step = 0.01
+integrator = "semi_implicit_euler"
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("diverged at t ="),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(out.join("default.csv")).unwrap();
+    assert!(
+        csv.lines().count() > 2,
+        "the samples before the divergence are kept"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["variants"]["default"]["completed"],
+        Value::Bool(false)
+    );
+    assert!(summary["variants"]["default"]["divergence"]
+        .as_str()
+        .unwrap()
+        .contains("diverged"));
+}
+
+#[test]
+fn a_bad_scenario_names_file_line_and_key_and_writes_nothing() {
+    let dir = scratch("bad-scenario");
+    let scenario = dir.join("typo.toml");
+    std::fs::write(&scenario, "name = \"t\"\n[robot]\nbuiltin = \"point_mass\"\n[controller]\nkind = \"slotine_li\"\nlambda = 1.0\nkd = 1.0\ngama = 2.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0]\n").unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("typo.toml:8:") && err.contains("gama"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn sweep_runs_a_family_and_writes_one_table() {
+    let dir = scratch("sweep");
+    let o = run(&[
+        "sweep",
+        "scenarios/point_mass_torsion.toml",
+        "--param",
+        "variants[1].factorization.beta",
+        "--values=0,-5",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 1 + 2 * 2, "{csv}");
+    // beta = 0 makes the torsion variant C* itself.
+    let zero: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.starts_with("0,"))
+        .copied()
+        .collect();
+    assert_eq!(
+        zero[0].split(',').nth(3),
+        zero[1].split(',').nth(3),
+        "{csv}"
+    );
+    let o = run(&[
+        "sweep",
+        "scenarios/point_mass_torsion.toml",
+        "--param",
+        "nothing.here",
+        "--values=1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && text(&o).1.contains("nothing"),
+        "{}",
+        text(&o).1
+    );
 }

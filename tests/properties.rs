@@ -6,8 +6,8 @@ use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
     aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba,
     forward_kinematics, frame_jacobian, frame_placement, generalized_gravity,
-    joint_torque_regressor, kinetic_energy, potential_energy, rnea, slotine_li_torque,
-    BodyFactorization, JacobianFrame, Workspace,
+    joint_torque_regressor, kinetic_energy, potential_energy, rnea, slotine_li_regressor_transpose,
+    slotine_li_torque, BodyFactorization, JacobianFrame, Workspace,
 };
 use passivity_lab::model::{random_tree, Model, RandomTreeOptions};
 use proptest::prelude::*;
@@ -119,6 +119,21 @@ fn check_coriolis_identities(c: &Case) {
         let tau = slotine_li_torque(m, &mut ws, &c.q, &c.v, &vr, &ar, b).clone();
         let want =
             &h * DVector::from_column_slice(&ar) + &cm * DVector::from_column_slice(&vr) + &g;
+        // The transposed regressor: s . tau = (Y^T s) . pi for any s.
+        let s_vec: Vec<f64> = (0..n).map(|i| ((i * 7 + 3) as f64).sin()).collect();
+        let mut yts = vec![0.0; 10 * m.nbodies()];
+        slotine_li_regressor_transpose(m, &mut ws, &c.q, &c.v, &vr, &ar, &s_vec, b, &mut yts);
+        let pi: Vec<f64> = m
+            .bodies
+            .iter()
+            .flat_map(|body| body.inertia.parameters())
+            .collect();
+        let lhs: f64 = s_vec.iter().zip(tau.iter()).map(|(a, t)| a * t).sum();
+        let rhs: f64 = yts.iter().zip(&pi).map(|(a, p)| a * p).sum();
+        assert!(
+            (lhs - rhs).abs() < 1e-11 * (1.0 + lhs.abs()),
+            "{b:?}: s . tau = {lhs} but (Y^T s) . pi = {rhs}"
+        );
         assert_close(
             &format!("{b:?}: Slotine-Li torque"),
             &col(tau.as_slice()),

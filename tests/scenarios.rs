@@ -197,3 +197,46 @@ fn resolved_scenario_writes_defaults_and_reloads_to_the_same() {
     let again = Scenario::parse(&resolved, "resolved.toml").unwrap();
     assert_eq!(again.file, s.file);
 }
+
+/// Every shipped scenario runs to the end with admissible factorizations.
+#[test]
+fn shipped_scenarios_run_cleanly() {
+    let mut names: Vec<_> = std::fs::read_dir(repo_path("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "{names:?}");
+    for path in names {
+        let scenario = Scenario::load(&path).unwrap();
+        for v in scenario.variants().unwrap() {
+            let r = run_variant(v, &mut |_| {});
+            assert!(
+                r.divergence.is_none(),
+                "{}: {}: {:?}",
+                path.display(),
+                r.name,
+                r.divergence
+            );
+            let skew = r
+                .samples
+                .iter()
+                .map(|s| s.skew_residual)
+                .fold(0.0, f64::max);
+            assert!(
+                skew < 1e-9,
+                "{}: {}: skew residual {skew}",
+                path.display(),
+                r.name
+            );
+            let e = r.samples.last().unwrap().lyapunov.e_norm;
+            assert!(
+                e < 0.05,
+                "{}: {}: final tracking error {e}",
+                path.display(),
+                r.name
+            );
+        }
+    }
+}

@@ -3,8 +3,8 @@
 //! used in Algorithm 1 gives an admissible Coriolis matrix (seed 000 Prop. 1).
 
 use crate::spatial::{
-    force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, Force, Matrix6, Motion,
-    RigidInertia,
+    force_cross_bar_matrix, force_cross_matrix, inertia_features, motion_cross_matrix, Force,
+    Matrix6, Motion, RigidInertia,
 };
 
 /// A body-level factorization B(v, I) with B(v, I) v = v x* (I v) and
@@ -34,6 +34,29 @@ impl BodyFactorization {
             BodyFactorization::Alternate => {
                 force_cross_bar_matrix(&inertia.mul_motion(v))
                     - inertia.to_matrix() * motion_cross_matrix(v)
+            }
+        }
+    }
+
+    /// The inertial-parameter features of x . B(v, I) w (linear in I): the 10
+    /// numbers phi with x . B(v, I) w = phi . I.parameters(). Uses
+    /// x . (u x* f) = -(u x x) . f to move every cross product onto motions.
+    #[inline]
+    pub fn features(&self, x: &Motion, v: &Motion, w: &Motion) -> [f64; 10] {
+        let classic = || inertia_features(&-v.cross(x), w);
+        let alternate = || {
+            let (a, b) = (
+                inertia_features(&-w.cross(x), v),
+                inertia_features(x, &v.cross(w)),
+            );
+            std::array::from_fn(|p| a[p] - b[p])
+        };
+        match self {
+            BodyFactorization::Classic => classic(),
+            BodyFactorization::Alternate => alternate(),
+            BodyFactorization::ChristoffelConsistent => {
+                let (a, b) = (classic(), alternate());
+                std::array::from_fn(|p| 0.5 * (a[p] + b[p]))
             }
         }
     }
@@ -87,6 +110,14 @@ mod tests {
             );
             let bw = mul_motion(&m, &w);
             let aw = b.apply(&inertia, &v, &w);
+            let x = Motion::new(Vec3::new(0.9, 0.1, -0.3), Vec3::new(-0.2, 0.4, 1.0));
+            let phi = b.features(&x, &v, &w);
+            let via_features: f64 = phi
+                .iter()
+                .zip(inertia.parameters())
+                .map(|(a, p)| a * p)
+                .sum();
+            assert!((via_features - x.dot(&aw)).abs() < 1e-13, "{b:?}: features");
             assert!(
                 (bw.ang - aw.ang).norm() + (bw.lin - aw.lin).norm() < 1e-13,
                 "{b:?}: apply"

@@ -9,7 +9,9 @@
 //! body i, where f_i^p = I^p a_r,i + B(v_i, I^p) v_r,i (as in
 //! `slotine_li_torque`). Hence (Y^T s)_(i,p) = S_i . f_i^p with
 //! S_i = sum over supporting speeds of Phi_k s_k, a velocity propagated like
-//! v_i; the pairing is evaluated in body i's frame, where I^p is constant.
+//! v_i; the pairing is evaluated in body i's frame, where the parameters
+//! live, through the bilinear features of `inertia_features` and
+//! `BodyFactorization::features` (a few dozen flops per body).
 
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
@@ -18,16 +20,7 @@ use super::kinematics::{
 use super::regressor::PARAMETERS_PER_BODY;
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
-use crate::spatial::{Motion, RigidInertia};
-
-/// The unit-parameter inertias I^p, p = 0..10.
-fn unit_inertias() -> [RigidInertia; PARAMETERS_PER_BODY] {
-    std::array::from_fn(|p| {
-        let mut e = [0.0; PARAMETERS_PER_BODY];
-        e[p] = 1.0;
-        RigidInertia::from_parameters(&e)
-    })
-}
+use crate::spatial::{inertia_features, Motion};
 
 /// Writes Y(q, v, v_r, a_r)^T s (length 10 nbodies) into `out`.
 #[allow(clippy::too_many_arguments)]
@@ -52,7 +45,6 @@ pub fn slotine_li_regressor_transpose(
         PARAMETERS_PER_BODY * model.nbodies(),
         "slotine_li_regressor_transpose: wrong output size"
     );
-    let units = unit_inertias();
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -74,9 +66,10 @@ pub fn slotine_li_regressor_transpose(
             x.inv_act_motion(&ari),
             x.inv_act_motion(&si),
         );
-        for (p, unit) in units.iter().enumerate() {
-            let f = unit.mul_motion(&ar_l) + b.apply(unit, &v_l, &vr_l);
-            out[PARAMETERS_PER_BODY * i + p] = s_l.dot(&f);
+        // S . (I a_r + B(v, I) v_r), linear in the parameters of I.
+        let (fa, fb) = (inertia_features(&s_l, &ar_l), b.features(&s_l, &v_l, &vr_l));
+        for p in 0..PARAMETERS_PER_BODY {
+            out[PARAMETERS_PER_BODY * i + p] = fa[p] + fb[p];
         }
     }
 }

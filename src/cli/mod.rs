@@ -5,6 +5,7 @@ mod eval;
 mod inspect;
 mod run;
 mod selfcheck;
+mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::model::{Model, RootJoint};
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Run a scenario headless (the default: the embedded point-mass torsion experiment).
     Run(run::Args),
+    /// Run a family of a scenario (one key over several values) in parallel.
+    Sweep(sweep::Args),
     /// Check the dynamics core against the embedded Pinocchio reference data.
     Selfcheck,
     /// Compute dynamics quantities for the states of a reference-format JSON file.
@@ -66,6 +69,7 @@ pub fn run() -> anyhow::Result<()> {
         .unwrap_or(Command::Run(run::Args::default()))
     {
         Command::Run(a) => run::run(a),
+        Command::Sweep(a) => sweep::run(a),
         Command::Selfcheck => selfcheck::run(),
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),

@@ -6,15 +6,17 @@ mod output;
 mod plots;
 mod runner;
 mod schema;
+mod sweep;
 
-pub use output::write_results;
+pub use output::{summary, write_results};
 pub use runner::{run_variant, VariantResult};
 pub use schema::*;
+pub use sweep::{sweep, with_parameter, SweepRow};
 
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
-use crate::sim::{ControlMode, Integrator, Simulation};
+use crate::sim::{ControlMode, Integrator, Simulation, Stepping};
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -536,9 +538,11 @@ impl Scenario {
                     plant.clone(),
                     estimate,
                     controller,
-                    integrator,
-                    s.step,
-                    control,
+                    Stepping {
+                        integrator,
+                        dt: s.step,
+                        control,
+                    },
                     q0.clone(),
                     v0.clone(),
                 ),

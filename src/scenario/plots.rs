@@ -89,10 +89,12 @@ fn panel(
         } else {
             chart.draw_series(LineSeries::new(l.points.iter().copied(), style))?
         };
-        let c = l.colour;
-        series
-            .label(l.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+        if !l.label.is_empty() {
+            let c = l.colour;
+            series
+                .label(l.label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+        }
     }
     chart
         .configure_series_labels()
@@ -226,7 +228,11 @@ pub fn write_plots(
             for (i, r) in adaptive.iter().enumerate() {
                 for b in 0..bodies {
                     lines.push(Line {
-                        label: format!("{} m{b}", r.name),
+                        label: if b == 0 {
+                            r.name.clone()
+                        } else {
+                            String::new()
+                        },
                         colour: colour(i),
                         points: series(&r.samples, |s| s.parameters[10 * b]),
                         dashed: false,

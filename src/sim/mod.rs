@@ -30,6 +30,44 @@ pub enum ControlMode {
     Sampled { period: f64 },
 }
 
+/// How the closed loop advances: integrator, step and controller timing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stepping {
+    pub integrator: Integrator,
+    /// Integrator step, seconds.
+    pub dt: f64,
+    pub control: ControlMode,
+}
+
+/// Time derivatives of the state (configuration, speeds, parameters) at one stage.
+#[derive(Clone, Debug)]
+struct Rates {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    p: Vec<f64>,
+}
+
+/// out = x + h d.
+fn axpy(out: &mut [f64], x: &[f64], h: f64, d: &[f64]) {
+    for ((o, a), b) in out.iter_mut().zip(x).zip(d) {
+        *o = a + h * b;
+    }
+}
+
+/// x += h d.
+fn add_scaled(x: &mut [f64], h: f64, d: &[f64]) {
+    for (a, b) in x.iter_mut().zip(d) {
+        *a += h * b;
+    }
+}
+
+/// x += dt / 6 (k1 + 2 k2 + 2 k3 + k4).
+fn rk4_combine(x: &mut [f64], dt: f64, k: [&[f64]; 4]) {
+    for (i, xi) in x.iter_mut().enumerate() {
+        *xi += dt / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
+    }
+}
+
 /// The run stopped because the state stopped being finite or blew up.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("the simulation diverged at t = {time:.6} s: {reason}")]
@@ -79,7 +117,7 @@ pub struct Simulation {
     stage_q: Vec<f64>,
     stage_v: Vec<f64>,
     stage_p: Vec<f64>,
-    rates: [(Vec<f64>, Vec<f64>, Vec<f64>); 4],
+    rates: [Rates; 4],
 }
 
 /// The model's inertial parameters, body after body.
@@ -104,12 +142,15 @@ impl Simulation {
         plant: Model,
         estimate: Model,
         controller: Controller,
-        integrator: Integrator,
-        dt: f64,
-        control: ControlMode,
+        stepping: Stepping,
         q0: Vec<f64>,
         v0: Vec<f64>,
     ) -> Self {
+        let Stepping {
+            integrator,
+            dt,
+            control,
+        } = stepping;
         let adaptive = matches!(
             &controller.law,
             ControlLaw::SlotineLi {
@@ -124,7 +165,11 @@ impl Simulation {
         };
         let np = parameters.len();
         let (nq, nv) = (plant.nq, plant.nv);
-        let rate = || (vec![0.0; nq], vec![0.0; nv], vec![0.0; np]);
+        let rate = || Rates {
+            q: vec![0.0; nq],
+            v: vec![0.0; nv],
+            p: vec![0.0; np],
+        };
         Simulation {
             true_parameters: parameters_of(&plant),
             plant_ws: Workspace::new(&plant),
@@ -182,7 +227,11 @@ impl Simulation {
             self.evaluate_controller(t, &q, &v, &p);
             self.hold_controller_output();
         }
-        let (dq, dv, dp) = &mut self.rates[k];
+        let Rates {
+            q: dq,
+            v: dv,
+            p: dp,
+        } = &mut self.rates[k];
         self.plant.configuration_rate(&q, &v, dq);
         dv.copy_from_slice(aba(&self.plant, &mut self.plant_ws, &q, &v, &self.held_tau).as_slice());
         dp.copy_from_slice(&self.held_rate);
@@ -191,16 +240,10 @@ impl Simulation {
 
     /// Stage state = state + h * rate k.
     fn set_stage(&mut self, k: usize, h: f64) {
-        let (dq, dv, dp) = &self.rates[k];
-        for i in 0..self.q.len() {
-            self.stage_q[i] = self.q[i] + h * dq[i];
-        }
-        for i in 0..self.v.len() {
-            self.stage_v[i] = self.v[i] + h * dv[i];
-        }
-        for i in 0..self.parameters.len() {
-            self.stage_p[i] = self.parameters[i] + h * dp[i];
-        }
+        let r = &self.rates[k];
+        axpy(&mut self.stage_q, &self.q, h, &r.q);
+        axpy(&mut self.stage_v, &self.v, h, &r.v);
+        axpy(&mut self.stage_p, &self.parameters, h, &r.p);
     }
 
     /// Advances one step of length `dt`.
@@ -231,31 +274,20 @@ impl Simulation {
                 self.derivative(2, t + dt / 2.0);
                 self.set_stage(2, dt);
                 self.derivative(3, t + dt);
-                let combine =
-                    |x: &mut [f64],
-                     r: &[(Vec<f64>, Vec<f64>, Vec<f64>); 4],
-                     pick: fn(&(Vec<f64>, Vec<f64>, Vec<f64>)) -> &Vec<f64>| {
-                        for i in 0..x.len() {
-                            x[i] += dt / 6.0
-                                * (pick(&r[0])[i]
-                                    + 2.0 * pick(&r[1])[i]
-                                    + 2.0 * pick(&r[2])[i]
-                                    + pick(&r[3])[i]);
-                        }
-                    };
-                combine(&mut self.q, &self.rates, |r| &r.0);
-                combine(&mut self.v, &self.rates, |r| &r.1);
-                combine(&mut self.parameters, &self.rates, |r| &r.2);
+                let r = &self.rates;
+                rk4_combine(&mut self.q, dt, [&r[0].q, &r[1].q, &r[2].q, &r[3].q]);
+                rk4_combine(&mut self.v, dt, [&r[0].v, &r[1].v, &r[2].v, &r[3].v]);
+                rk4_combine(
+                    &mut self.parameters,
+                    dt,
+                    [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
+                );
             }
             Integrator::SemiImplicitEuler => {
                 self.derivative(0, t);
-                let (_, dv, dp) = &self.rates[0];
-                for i in 0..self.v.len() {
-                    self.v[i] += dt * dv[i];
-                }
-                for i in 0..self.parameters.len() {
-                    self.parameters[i] += dt * dp[i];
-                }
+                let r = &self.rates[0];
+                add_scaled(&mut self.v, dt, &r.v);
+                add_scaled(&mut self.parameters, dt, &r.p);
                 self.plant
                     .integrate(&self.q, &self.v, dt, &mut self.stage_q);
                 std::mem::swap(&mut self.q, &mut self.stage_q);

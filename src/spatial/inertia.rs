@@ -146,6 +146,27 @@ impl RigidInertia {
     }
 }
 
+/// The inertial-parameter features of the pairing x . (I y): the 10 numbers
+/// phi with x . (I y) = phi . `parameters()` for every rigid-body inertia I
+/// (x . I y = x_w . ibar y_w + h . (y_v x x_w + x_v x y_w) + m x_v . y_v).
+#[inline]
+pub fn inertia_features(x: &Motion, y: &Motion) -> [f64; 10] {
+    let (a, b) = (&x.ang, &y.ang);
+    let h = y.lin.cross(a) + x.lin.cross(b);
+    [
+        x.lin.dot(&y.lin),
+        h.x,
+        h.y,
+        h.z,
+        a.x * b.x,
+        a.x * b.y + a.y * b.x,
+        a.y * b.y,
+        a.x * b.z + a.z * b.x,
+        a.y * b.z + a.z * b.y,
+        a.z * b.z,
+    ]
+}
+
 impl Add for RigidInertia {
     type Output = RigidInertia;
     #[inline]
@@ -176,6 +197,17 @@ mod tests {
     fn sample() -> RigidInertia {
         let i_c = Mat3::new(0.3, 0.01, -0.02, 0.01, 0.25, 0.03, -0.02, 0.03, 0.2);
         RigidInertia::from_com(2.5, Vec3::new(0.1, -0.2, 0.3), i_c)
+    }
+
+    #[test]
+    fn features_pair_with_the_parameters() {
+        let inertia = sample();
+        let x = Motion::new(Vec3::new(0.3, -0.2, 0.9), Vec3::new(1.1, 0.4, -0.6));
+        let y = Motion::new(Vec3::new(-0.7, 0.5, 0.2), Vec3::new(0.3, -1.2, 0.8));
+        let phi = inertia_features(&x, &y);
+        let p = inertia.parameters();
+        let lhs: f64 = phi.iter().zip(&p).map(|(a, b)| a * b).sum();
+        assert!((lhs - x.dot(&inertia.mul_motion(&y))).abs() < 1e-13);
     }
 
     #[test]

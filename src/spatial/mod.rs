@@ -11,7 +11,7 @@ mod sin_cos;
 mod transform;
 mod vectors;
 
-pub use inertia::RigidInertia;
+pub use inertia::{inertia_features, RigidInertia};
 pub use matrix6::{
     force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6,
     tr_mul_motion, Matrix6,
