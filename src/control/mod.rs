@@ -250,6 +250,24 @@ impl Controller {
         }
     }
 
+    /// Clamps estimates into their bounds (the discrete-time side of the
+    /// projection: an integrator step may cross a bound before the rate is cut).
+    pub fn clamp_parameters(&self, pi_hat: &mut [f64]) {
+        if let ControlLaw::SlotineLi {
+            adaptation:
+                Some(Adaptation {
+                    bounds: Some((lo, hi)),
+                    ..
+                }),
+            ..
+        } = &self.law
+        {
+            for ((p, l), h) in pi_hat.iter_mut().zip(lo).zip(hi) {
+                *p = p.clamp(*l, *h);
+            }
+        }
+    }
+
     /// The Lyapunov function at time t with the true model `plant`;
     /// `pi_tilde` = pi_hat - pi (adaptive Slotine-Li only).
     pub fn lyapunov(

@@ -294,6 +294,7 @@ impl Simulation {
             }
         }
         self.plant.normalize_configuration(&mut self.q);
+        self.controller.clamp_parameters(&mut self.parameters);
         self.t = t + dt;
         self.check()
     }
