@@ -203,7 +203,7 @@ fn bench_prints_every_algorithm() {
         "--model",
         "benches/models/serial7.urdf",
         "--iterations",
-        "20",
+        "50",
         "--json",
     ]);
     let (out, err) = text(&o);
@@ -231,7 +231,7 @@ fn bench_prints_every_algorithm() {
         "--root",
         "free",
         "--iterations",
-        "20",
+        "50",
         "--only",
         "aba",
     ]);
@@ -549,4 +549,24 @@ fn sweep_runs_a_family_and_writes_one_table() {
         "{}",
         text(&o).1
     );
+}
+
+/// The resolved scenario of a URDF robot runs again from the results folder.
+#[test]
+fn resolved_urdf_scenario_runs_from_the_results_folder() {
+    let dir = scratch("resolved-urdf");
+    let o = run(&[
+        "run",
+        "scenarios/ur5_pd_plus.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = run(&[
+        "run",
+        dir.join("scenario.resolved.toml").to_str().unwrap(),
+        "--out",
+        dir.join("again").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
 }

@@ -179,6 +179,50 @@ fn errors_name_the_file_line_and_key() {
     assert!(m.contains("variants[1].name"), "{m}");
 }
 
+/// Inputs that used to panic or run nonsense (code review) are refused.
+#[test]
+fn nonsense_values_are_refused_with_the_key() {
+    let adaptive = BASE.replace(
+        "kd = 1.0",
+        "kd = 1.0\nadaptation = true\nbounds = { lower = nan, upper = 1.0 }",
+    );
+    assert!(error_of(&adaptive).contains("bounds"));
+    let jerk = BASE.replace(
+        "kind = \"hold\"\nq = [0.0, 0.0, 0.0]",
+        "kind = \"minimum_jerk\"\nfrom = [0.0, 0.0, 0.0]\nto = [1.0]\nstart = 0.0\nduration = 1.0",
+    );
+    assert!(error_of(&jerk).contains("reference") && error_of(&jerk).contains("entries"));
+    let still = BASE.replace("kind = \"hold\"\nq = [0.0, 0.0, 0.0]", "kind = \"minimum_jerk\"\nfrom = [0.0, 0.0, 0.0]\nto = [1.0, 0.0, 0.0]\nstart = 0.0\nduration = 0.0");
+    assert!(error_of(&still).contains("duration must be a positive"));
+    let massless = BASE.replace(
+        "builtin = \"point_mass\"",
+        "builtin = \"point_mass\"\nmass = 0.0",
+    );
+    assert!(error_of(&massless).contains("singular"));
+    for name in ["\"\"", "\"..\"", "\"a/b\""] {
+        assert!(
+            error_of(&BASE.replace("name = \"t\"", &format!("name = {name}")))
+                .contains("file-name-safe"),
+            "{name}"
+        );
+    }
+    let uneven = format!("{BASE}[simulation]\nduration = 1.0\nstep = 0.3\n");
+    assert!(error_of(&uneven).contains("whole number of steps"));
+}
+
+/// Sampled control records the torque it holds from t = 0.
+#[test]
+fn sampled_control_holds_a_real_torque_from_the_start() {
+    let scenario = Scenario::load(repo_path("scenarios/panda_adaptive_payload.toml")).unwrap();
+    let mut sim = scenario.variants().unwrap().remove(0).simulation;
+    let first = sim.sample();
+    assert!(
+        first.tau.iter().any(|t| t.abs() > 1.0),
+        "gravity alone needs torque: {:?}",
+        first.tau
+    );
+}
+
 #[test]
 fn resolved_scenario_writes_defaults_and_reloads_to_the_same() {
     let s = Scenario::parse(BASE, "bad.toml").unwrap();

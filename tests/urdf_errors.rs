@@ -154,7 +154,7 @@ fn io_missing_file() {
     let err = Model::from_urdf_file(&path, RootJoint::Fixed).unwrap_err();
     let msg = err.to_string();
     assert!(
-        matches!(&err, ModelError::Io { file, source } if file == &path && source.kind() == std::io::ErrorKind::NotFound),
+        matches!(&err, ModelError::Io { file, error } if file == &path && error.kind() == std::io::ErrorKind::NotFound),
         "{err:?}"
     );
     assert!(
@@ -183,7 +183,7 @@ fn io_directory_and_non_utf8_file() {
     std::fs::write(&path, b"<robot name=\"r\xe9\"></robot>").unwrap();
     let err = Model::from_urdf_file(&path, RootJoint::Fixed).unwrap_err();
     assert!(
-        matches!(&err, ModelError::Io { file, source } if file == &path && source.kind() == std::io::ErrorKind::InvalidData),
+        matches!(&err, ModelError::Io { file, error } if file == &path && error.kind() == std::io::ErrorKind::InvalidData),
         "{err:?}"
     );
     assert!(err.to_string().contains("latin1.urdf"), "{err}");

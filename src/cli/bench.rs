@@ -83,7 +83,10 @@ fn time_us(iters: usize, mut f: impl FnMut(usize)) -> f64 {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.iterations > 0, "--iterations must be positive");
+    anyhow::ensure!(
+        args.iterations >= 50,
+        "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
+    );
     let model = load_model(&args.model, args.root)?;
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);

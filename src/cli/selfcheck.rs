@@ -1,4 +1,4 @@
-//! `passivity-lab selfcheck` (the default command): evaluates the embedded
+//! `passivity-lab selfcheck`: evaluates the embedded
 //! Panda and Solo-12 (free root) and compares every quantity with the
 //! embedded Pinocchio 4.1 reference data.
 

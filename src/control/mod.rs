@@ -83,6 +83,8 @@ pub enum ControlError {
         got: usize,
         expected: usize,
     },
+    #[error("the reference {0}")]
+    Reference(String),
     #[error(transparent)]
     Factorization(#[from] crate::factorization::FactorizationError),
 }
@@ -111,7 +113,7 @@ impl Controller {
                 })
             }
         };
-        check("the reference", &vec![0.0; reference.len()], n)?;
+        reference.validate(n).map_err(ControlError::Reference)?;
         match &law {
             ControlLaw::SlotineLi {
                 lambda,

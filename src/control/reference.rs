@@ -66,6 +66,56 @@ impl Reference {
         self.len() == 0
     }
 
+    /// Checks that the reference describes `n` joints with finite numbers
+    /// (and, for minimum jerk, a positive duration); says what is wrong.
+    pub fn validate(&self, n: usize) -> Result<(), String> {
+        let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+        let problem = match self {
+            Reference::Terms { joints } if joints.len() != n => Some(format!(
+                "has {} joints but the robot has {n} degrees of freedom",
+                joints.len()
+            )),
+            Reference::Terms { joints } => joints
+                .iter()
+                .position(|j| {
+                    !(j.offset.is_finite()
+                        && j.rate.is_finite()
+                        && j.sines.iter().all(|s| {
+                            s.amplitude.is_finite()
+                                && s.frequency.is_finite()
+                                && s.phase.is_finite()
+                        }))
+                })
+                .map(|i| format!("joint {i} has a number that is not finite")),
+            Reference::Hold { q } if q.len() != n => Some(format!(
+                "q has {} entries but the robot has {n} degrees of freedom",
+                q.len()
+            )),
+            Reference::Hold { q } => (!finite(q)).then(|| "q must be finite".to_string()),
+            Reference::MinimumJerk {
+                from,
+                to,
+                start,
+                duration,
+            } => {
+                if from.len() != n || to.len() != n {
+                    Some(format!(
+                        "from and to need {n} entries each (have {} and {})",
+                        from.len(),
+                        to.len()
+                    ))
+                } else if !(finite(from) && finite(to) && start.is_finite()) {
+                    Some("from, to and start must be finite".to_string())
+                } else if !(duration.is_finite() && *duration > 0.0) {
+                    Some("duration must be a positive number of seconds".to_string())
+                } else {
+                    None
+                }
+            }
+        };
+        problem.map_or(Ok(()), Err)
+    }
+
     /// Writes q_d(t), qdot_d(t), qddot_d(t) into `d`.
     pub fn evaluate(&self, t: f64, d: &mut Desired) {
         match self {

@@ -94,7 +94,7 @@ pub enum FactorizationError {
     },
     #[error("a torsion factorization needs at least one term")]
     NoTerms,
-    #[error("unknown factorization '{0}' (known: christoffel, classic, alternate, torsion)")]
+    #[error("unknown factorization '{0}' (known: christoffel, classic, alternate; torsion is given with its terms)")]
     Unknown(String),
 }
 

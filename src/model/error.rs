@@ -5,11 +5,10 @@ use std::path::PathBuf;
 /// Why a robot description could not be turned into a model.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("{file}: cannot read file: {source}")]
+    #[error("{file}: cannot read file: {error}")]
     Io {
         file: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{file}: malformed URDF: {message}")]
     Malformed { file: PathBuf, message: String },

@@ -20,9 +20,9 @@ impl Model {
     /// Loads a URDF file.
     pub fn from_urdf_file(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ModelError::Io {
             file: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::from_urdf_str(&text, path, root)
     }
@@ -201,12 +201,7 @@ impl Builder<'_> {
                         inertia: self.link_inertia(&links[c]),
                         q_index: 0,
                         v_index: 0,
-                        limits: JointLimits {
-                            lower: j.limit.lower,
-                            upper: j.limit.upper,
-                            effort: j.limit.effort,
-                            velocity: j.limit.velocity,
-                        },
+                        limits: joint_limits(j),
                     });
                     (Some(bodies.len() - 1), Transform::identity())
                 }
@@ -387,6 +382,23 @@ fn loop_link(
     }
     // `i` is on the cycle; its parent joint names it as the child.
     parent_joint[i].map_or_else(String::new, |j| joints[j].child.link.clone())
+}
+
+/// The limits of a URDF joint: a `<limit>` element left out (all zeros in
+/// urdf-rs) means none, and a continuous joint has no position limits.
+fn joint_limits(j: &urdf_rs::Joint) -> JointLimits {
+    let l = &j.limit;
+    let none = JointLimits::default();
+    if l.lower == 0.0 && l.upper == 0.0 && l.effort == 0.0 && l.velocity == 0.0 {
+        return none;
+    }
+    let continuous = j.joint_type == urdf_rs::JointType::Continuous;
+    JointLimits {
+        lower: if continuous { none.lower } else { l.lower },
+        upper: if continuous { none.upper } else { l.upper },
+        effort: l.effort,
+        velocity: l.velocity,
+    }
 }
 
 fn inertia_matrix(i: &urdf_rs::Inertia) -> Mat3 {

@@ -24,11 +24,10 @@ use std::path::{Path, PathBuf};
 /// line and key.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("{file}: cannot read: {source}")]
+    #[error("{file}: cannot read: {error}")]
     Io {
         file: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{file}:{line}:{column}: {message}")]
     Syntax {
@@ -44,12 +43,8 @@ pub enum ScenarioError {
         key: String,
         message: String,
     },
-    #[error("{file}: robot: {source}")]
-    Model {
-        file: PathBuf,
-        #[source]
-        source: ModelError,
-    },
+    #[error("{file}: robot: {error}")]
+    Model { file: PathBuf, error: ModelError },
 }
 
 /// A loaded scenario and where it came from.
@@ -70,6 +65,12 @@ pub struct Variant {
     pub record_period: f64,
 }
 
+/// A name usable as a file or folder name: not empty, not `.` or `..`, no
+/// path separators.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\'])
+}
+
 /// 1-based line and column of a byte offset.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -82,9 +83,9 @@ impl Scenario {
     /// Reads and checks a scenario file.
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
             file: path.to_path_buf(),
-            source,
+            error,
         })?;
         Scenario::parse(&text, path)
     }
@@ -126,7 +127,19 @@ impl Scenario {
 
     /// The scenario with every default written out, as TOML.
     pub fn resolved_toml(&self) -> String {
-        toml::to_string(&self.file).unwrap_or_else(|e| format!("# could not serialize: {e}\n"))
+        // A URDF path relative to the source file would not resolve from the
+        // results folder: write it out absolute.
+        let mut file = self.file.clone();
+        if let Some(urdf) = &file.robot.urdf {
+            let joined = self.path.parent().unwrap_or(Path::new(".")).join(urdf);
+            file.robot.urdf = Some(joined.canonicalize().unwrap_or(joined));
+        }
+        toml::to_string(&file).unwrap_or_else(|e| {
+            format!(
+                "# could not serialize: {e}
+"
+            )
+        })
     }
 
     /// An error about `key` (dotted path), located at the key's line if found.
@@ -173,10 +186,10 @@ impl Scenario {
                     ));
                 }
                 let base = self.path.parent().unwrap_or(Path::new("."));
-                Model::from_urdf_file(base.join(urdf), root).map_err(|source| {
+                Model::from_urdf_file(base.join(urdf), root).map_err(|error| {
                     ScenarioError::Model {
                         file: self.path.clone(),
-                        source,
+                        error,
                     }
                 })?
             }
@@ -357,7 +370,7 @@ impl Scenario {
                                     format!("give one number or a list of {np}"),
                                 )
                             })?;
-                            if lo.iter().zip(&hi).any(|(l, h)| l > h) {
+                            if lo.iter().zip(&hi).any(|(l, h)| !(l <= h)) {
                                 return Err(self.invalid(
                                     &format!("{key}.bounds"),
                                     "lower bounds must not exceed upper bounds",
@@ -460,6 +473,35 @@ impl Scenario {
             }
             None => vec![0.0; nominal.nv],
         };
+        for (model, key) in [(&plant, "robot"), (&nominal, "robot")] {
+            let mut ws = crate::algorithms::Workspace::new(model);
+            if crate::algorithms::crba(model, &mut ws, &q0)
+                .clone()
+                .cholesky()
+                .is_none()
+            {
+                return Err(self.invalid(key, "the joint-space inertia is singular at the initial configuration (a moving body without mass or inertia?)"));
+            }
+        }
+        let steps = s.duration / s.step;
+        if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
+            return Err(self.invalid(
+                "simulation.duration",
+                format!(
+                    "must be a whole number of steps ({} s / {} s = {steps})",
+                    s.duration, s.step
+                ),
+            ));
+        }
+        if !safe_name(&f.name) {
+            return Err(self.invalid(
+                "name",
+                format!(
+                    "'{}' must be a non-empty file-name-safe name (it names the output folder)",
+                    f.name
+                ),
+            ));
+        }
         let base = VariantSpec {
             name: "default".into(),
             factorization: None,
@@ -478,7 +520,7 @@ impl Scenario {
         let mut names = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (prefix, v) in specs {
-            if v.name.is_empty() || v.name.contains(['/', '\\']) || !names.insert(v.name.clone()) {
+            if !safe_name(&v.name) || !names.insert(v.name.clone()) {
                 return Err(self.invalid(
                     &format!("{prefix}name"),
                     format!(
@@ -526,10 +568,7 @@ impl Scenario {
             )?;
             let controller = Controller::new(law, factorization, f.reference.clone(), &estimate)
                 .map_err(|e| match e {
-                    ControlError::Size {
-                        what: "the reference",
-                        ..
-                    } => self.invalid("reference", format!("{e}")),
+                    ControlError::Reference(_) => self.invalid("reference", e.to_string()),
                     other => self.invalid(&ctrl_key, other.to_string()),
                 })?;
             out.push(Variant {

@@ -136,6 +136,20 @@ fn series(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
     samples.iter().map(|s| (s.t, f(s))).collect()
 }
 
+/// One solid line per variant, in the variant's colour.
+fn variant_lines(results: &[VariantResult], f: impl Fn(&Sample) -> f64) -> Vec<Line> {
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Line {
+            label: r.name.clone(),
+            colour: colour(i),
+            points: series(&r.samples, &f),
+            dashed: false,
+        })
+        .collect()
+}
+
 /// Writes the figures and returns their paths.
 pub fn write_plots(
     dir: &Path,
@@ -146,41 +160,14 @@ pub fn write_plots(
     let mut out = Vec::new();
     let name = &scenario.file.name;
     out.push(render(dir, "lyapunov.png", |root| {
-        let lines: Vec<Line> = results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Line {
-                label: r.name.clone(),
-                colour: colour(i),
-                points: series(&r.samples, |s| s.lyapunov.value),
-                dashed: false,
-            })
-            .collect();
+        let lines: Vec<Line> = variant_lines(results, |s| s.lyapunov.value);
         panel(root, &format!("{name}: Lyapunov function V"), "V", &lines)
     })?);
     out.push(render(dir, "errors.png", |root| {
         let halves = root.split_evenly((2, 1));
-        let e: Vec<Line> = results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Line {
-                label: r.name.clone(),
-                colour: colour(i),
-                points: series(&r.samples, |s| s.lyapunov.e_norm),
-                dashed: false,
-            })
-            .collect();
+        let e: Vec<Line> = variant_lines(results, |s| s.lyapunov.e_norm);
         panel(&halves[0], "tracking error |e|", "|e|", &e)?;
-        let s: Vec<Line> = results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Line {
-                label: r.name.clone(),
-                colour: colour(i),
-                points: series(&r.samples, |s| s.lyapunov.s_norm),
-                dashed: false,
-            })
-            .collect();
+        let s: Vec<Line> = variant_lines(results, |s| s.lyapunov.s_norm);
         panel(&halves[1], "|s| (Slotine-Li) or |e_dot|", "norm", &s)
     })?);
     let n = results

@@ -170,7 +170,7 @@ impl Simulation {
             v: vec![0.0; nv],
             p: vec![0.0; np],
         };
-        Simulation {
+        let mut sim = Simulation {
             true_parameters: parameters_of(&plant),
             plant_ws: Workspace::new(&plant),
             estimate_ws: Workspace::new(&estimate),
@@ -191,7 +191,15 @@ impl Simulation {
             q: q0,
             v: v0,
             parameters,
+        };
+        if let ControlMode::Sampled { period } = sim.control {
+            // The torque held over the first period is the controller's at t = 0.
+            let (q, v, p) = (sim.q.clone(), sim.v.clone(), sim.parameters.clone());
+            sim.evaluate_controller(0.0, &q, &v, &p);
+            sim.hold_controller_output();
+            sim.next_control = period;
         }
+        sim
     }
 
     /// Evaluates the controller at (t, q, v, p) into its buffers.
