@@ -206,7 +206,7 @@ fn nonsense_values_are_refused_with_the_key() {
             "{name}"
         );
     }
-    let uneven = format!("{BASE}[simulation]\nduration = 1.0\nstep = 0.3\n");
+    let uneven = format!("{BASE}[simulation]\nduration = 1.0\nstep = 0.003\n");
     assert!(error_of(&uneven).contains("whole number of steps"));
 }
 

@@ -370,7 +370,11 @@ impl Scenario {
                                     format!("give one number or a list of {np}"),
                                 )
                             })?;
-                            if lo.iter().zip(&hi).any(|(l, h)| !(l <= h)) {
+                            if lo
+                                .iter()
+                                .zip(&hi)
+                                .any(|(l, h)| l.is_nan() || h.is_nan() || l > h)
+                            {
                                 return Err(self.invalid(
                                     &format!("{key}.bounds"),
                                     "lower bounds must not exceed upper bounds",
