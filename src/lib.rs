@@ -1,9 +1,13 @@
 //! passivity-lab: rigid-body dynamics, Coriolis factorizations and
 //! passivity-based control of robots loaded from URDF.
 //!
-//! Layers (dependencies point down): `algorithms` -> `model` -> `spatial`.
+//! Layers (dependencies point down): `app` (feature `gui`) -> `scenario`
+//! -> `sim` -> `control` -> `factorization` -> `algorithms` -> `model` ->
+//! `spatial`.
 
 pub mod algorithms;
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod control;
 pub mod eval;
 pub mod factorization;

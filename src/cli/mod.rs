@@ -2,6 +2,7 @@
 
 mod bench;
 mod eval;
+mod gui;
 mod inspect;
 mod run;
 mod selfcheck;
@@ -24,8 +25,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario headless (the default: the embedded point-mass torsion experiment).
+    /// Run a scenario headless (the embedded point-mass torsion experiment
+    /// if none is given).
     Run(run::Args),
+    /// Open the desktop app (the default command when built with the `gui`
+    /// feature and a display is available).
+    Gui(gui::Args),
     /// Run a family of a scenario (one key over several values) in parallel.
     Sweep(sweep::Args),
     /// Check the dynamics core against the embedded Pinocchio reference data.
@@ -64,11 +69,19 @@ pub fn load_model(path: &Path, root: RootArg) -> anyhow::Result<Model> {
 
 /// Parses the command line and runs the chosen subcommand.
 pub fn run() -> anyhow::Result<()> {
-    match Cli::parse()
-        .command
-        .unwrap_or(Command::Run(run::Args::default()))
-    {
+    let command = Cli::parse().command.unwrap_or_else(|| {
+        if cfg!(feature = "gui") && gui::display_available() {
+            Command::Gui(gui::Args::default())
+        } else {
+            if cfg!(feature = "gui") {
+                eprintln!("no display found: running the default scenario headless (see `passivity-lab gui --help`)");
+            }
+            Command::Run(run::Args::default())
+        }
+    });
+    match command {
         Command::Run(a) => run::run(a),
+        Command::Gui(a) => gui::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Selfcheck => selfcheck::run(),
         Command::Eval(a) => eval::run(a),

@@ -6,10 +6,6 @@ use passivity_lab::scenario::{run_variant, write_results, Scenario, VariantResul
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// The scenario `passivity-lab` runs when given none.
-pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/point_mass_torsion.toml");
-const DEFAULT_NAME: &str = "scenarios/point_mass_torsion.toml (embedded)";
-
 #[derive(clap::Args, Default)]
 pub struct Args {
     /// Scenario file (TOML); the embedded point-mass torsion experiment if absent.
@@ -23,7 +19,7 @@ pub struct Args {
 pub fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
     Ok(match path {
         Some(p) => Scenario::load(p)?,
-        None => Scenario::parse(DEFAULT_SCENARIO, DEFAULT_NAME)?,
+        None => Scenario::embedded_default()?,
     })
 }
 

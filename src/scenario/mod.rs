@@ -2,12 +2,14 @@
 //! 8), turned into closed-loop simulations, run headless, and written out as
 //! CSV time series, a JSON summary, the resolved scenario and PNG plots.
 
+mod for_urdf;
 mod output;
 mod plots;
 mod runner;
 mod schema;
 mod sweep;
 
+pub use for_urdf::scenario_for_urdf;
 pub use output::{summary, write_results};
 pub use runner::{run_variant, VariantResult};
 pub use schema::*;
@@ -46,6 +48,11 @@ pub enum ScenarioError {
     #[error("{file}: robot: {error}")]
     Model { file: PathBuf, error: ModelError },
 }
+
+/// The scenario `passivity-lab run` and the app use when given none: the
+/// point-mass torsion experiment of seed 001, embedded in the binary.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/point_mass_torsion.toml");
+const DEFAULT_SCENARIO_NAME: &str = "scenarios/point_mass_torsion.toml (embedded)";
 
 /// A loaded scenario and where it came from.
 #[derive(Clone, Debug)]
@@ -125,13 +132,33 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// The embedded default scenario ([`DEFAULT_SCENARIO`]).
+    pub fn embedded_default() -> Result<Scenario, ScenarioError> {
+        Scenario::parse(DEFAULT_SCENARIO, DEFAULT_SCENARIO_NAME)
+    }
+
+    /// Checks an edited scenario (the app's panels edit the file's tables);
+    /// relative paths still resolve against `path`.
+    pub fn from_file(
+        file: ScenarioFile,
+        path: impl AsRef<Path>,
+    ) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let text = toml::to_string(&file).map_err(|e| ScenarioError::Syntax {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: e.to_string(),
+        })?;
+        Scenario::parse(&text, path)
+    }
+
     /// The scenario with every default written out, as TOML.
     pub fn resolved_toml(&self) -> String {
         // A URDF path relative to the source file would not resolve from the
         // results folder: write it out absolute.
         let mut file = self.file.clone();
-        if let Some(urdf) = &file.robot.urdf {
-            let joined = self.path.parent().unwrap_or(Path::new(".")).join(urdf);
+        if let Some(joined) = self.urdf_path() {
             file.robot.urdf = Some(joined.canonicalize().unwrap_or(joined));
         }
         toml::to_string(&file).unwrap_or_else(|e| {
@@ -164,6 +191,13 @@ impl Scenario {
         }
     }
 
+    /// The robot's URDF, resolved against the scenario file's folder (None
+    /// for a built-in system).
+    pub fn urdf_path(&self) -> Option<PathBuf> {
+        let base = self.path.parent().unwrap_or(Path::new("."));
+        self.file.robot.urdf.as_ref().map(|u| base.join(u))
+    }
+
     /// The robot as loaded (no payload, no estimate changes).
     fn nominal_model(&self) -> Result<Model, ScenarioError> {
         let r = &self.file.robot;
@@ -185,13 +219,12 @@ impl Scenario {
                         "mass, masses and lengths apply to built-in systems only",
                     ));
                 }
-                let base = self.path.parent().unwrap_or(Path::new("."));
-                Model::from_urdf_file(base.join(urdf), root).map_err(|error| {
-                    ScenarioError::Model {
+                Model::from_urdf_file(self.urdf_path().unwrap_or(urdf.clone()), root).map_err(
+                    |error| ScenarioError::Model {
                         file: self.path.clone(),
                         error,
-                    }
-                })?
+                    },
+                )?
             }
             (None, Some(name)) => {
                 if root == RootJoint::Free {

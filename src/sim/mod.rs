@@ -387,6 +387,30 @@ impl Simulation {
         }
     }
 
+    /// Takes over `previous`'s state: time, configuration, speeds and, when
+    /// both loops adapt the same parameters, the estimates. A changed
+    /// controller, factorization or model then acts from the next step on
+    /// (the app's live edits). Returns false, changing nothing, when the two
+    /// loops do not have the same configuration space.
+    pub fn continue_from(&mut self, previous: &Simulation) -> bool {
+        if previous.q.len() != self.q.len() || previous.v.len() != self.v.len() {
+            return false;
+        }
+        self.t = previous.t;
+        self.q.copy_from_slice(&previous.q);
+        self.v.copy_from_slice(&previous.v);
+        if previous.parameters.len() == self.parameters.len() {
+            self.parameters.copy_from_slice(&previous.parameters);
+        }
+        if let ControlMode::Sampled { period } = self.control {
+            let (q, v, p) = (self.q.clone(), self.v.clone(), self.parameters.clone());
+            self.evaluate_controller(self.t, &q, &v, &p);
+            self.hold_controller_output();
+            self.next_control = self.t + period;
+        }
+        true
+    }
+
     /// The true inertial parameters of the plant.
     pub fn true_parameters(&self) -> &[f64] {
         &self.true_parameters

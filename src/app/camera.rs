@@ -1,0 +1,280 @@
+//! The stage: an orbit camera with z up (left drag turns, right or middle
+//! drag pans, the wheel zooms, R resets), lights, the ground grid, and the
+//! 3-D viewport between the egui panels.
+
+use super::session::{Session, SessionSystems};
+use super::trails::end_effector_path_extent;
+use bevy::camera::visibility::RenderLayers;
+use bevy::camera::{CameraOutputMode, Viewport};
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::prelude::*;
+use bevy::render::render_resource::BlendState;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
+
+/// The orbit: the camera looks at `target` from `distance`, at `yaw` about
+/// z and `pitch` above the ground.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    pub target: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+    /// Keep the target on the end effectors (for runs that travel far).
+    pub follow: bool,
+}
+
+impl OrbitCamera {
+    /// The camera's transform.
+    pub fn transform(&self) -> Transform {
+        let dir = Vec3::new(
+            self.pitch.cos() * self.yaw.cos(),
+            self.pitch.cos() * self.yaw.sin(),
+            self.pitch.sin(),
+        );
+        Transform::from_translation(self.target + self.distance * dir)
+            .looking_at(self.target, Vec3::Z)
+    }
+}
+
+/// Space taken by the egui panels, in logical pixels (set by the panels).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct PanelMargins {
+    pub left: f32,
+    pub right: f32,
+}
+
+/// The orbit that frames the current session.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct HomeView(pub OrbitCamera);
+
+pub struct CameraPlugin;
+
+impl Plugin for CameraPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PanelMargins>()
+            .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.16)))
+            .add_systems(Startup, spawn_stage)
+            .add_systems(
+                Update,
+                (frame_session, orbit, follow_end_effectors, apply_orbit)
+                    .chain()
+                    .after(SessionSystems),
+            )
+            .add_systems(Update, (draw_ground, fit_viewport));
+    }
+}
+
+fn spawn_stage(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSettings>) {
+    // egui draws over the whole window from its own camera; the 3-D camera
+    // only renders the viewport between the panels.
+    egui_settings.auto_create_primary_context = false;
+    commands.spawn((
+        PrimaryEguiContext,
+        Camera2d,
+        RenderLayers::none(),
+        Camera {
+            order: 1,
+            output_mode: CameraOutputMode::Write {
+                blend_state: Some(BlendState::ALPHA_BLENDING),
+                clear_color: ClearColorConfig::None,
+            },
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+    ));
+    commands.spawn((
+        Camera3d::default(),
+        OrbitCamera {
+            target: Vec3::ZERO,
+            yaw: 0.8,
+            pitch: 0.45,
+            distance: 3.0,
+            follow: false,
+        },
+        Msaa::Off,
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 6000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(2.0, 1.0, 4.0).looking_at(Vec3::ZERO, Vec3::Z),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 2000.0,
+            ..default()
+        },
+        Transform::from_xyz(-3.0, -2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Z),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 400.0,
+        ..default()
+    });
+}
+
+/// When the layout changes (a new session, or another arrangement): aim at
+/// the robots, or at the end-effector path when it travels far, following it.
+fn frame_session(
+    session: Res<Session>,
+    layout: Res<super::robot_view::ViewLayout>,
+    mut cameras: Query<&mut OrbitCamera>,
+    mut commands: Commands,
+) {
+    if !layout.is_changed() {
+        return;
+    }
+    let (centre, extent) = end_effector_path_extent(&session);
+    let count = session.variants.len() as f32;
+    let width = match layout.arrangement {
+        super::robot_view::Arrangement::SideBySide => layout.spacing * count,
+        super::robot_view::Arrangement::Overlay => layout.spacing,
+    };
+    let follow = extent > 3.0;
+    let start = session.variants[0].task.first().map_or(centre, |t| {
+        Vec3::from_array(t.end_effector.map(|x| x as f32))
+    });
+    let home = OrbitCamera {
+        target: if follow {
+            start
+        } else {
+            Vec3::new(0.0, 0.0, 0.35 * layout.spacing.min(1.5))
+        },
+        yaw: if follow { -1.2 } else { 0.0 },
+        pitch: 0.35,
+        distance: if follow {
+            3.0
+        } else {
+            1.5 * width.max(1.2) + 0.5
+        },
+        follow,
+    };
+    commands.insert_resource(HomeView(home));
+    for mut c in &mut cameras {
+        *c = home;
+    }
+}
+
+fn orbit(
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    egui: Option<Res<EguiWantsInput>>,
+    home: Option<Res<HomeView>>,
+    mut cameras: Query<&mut OrbitCamera>,
+) {
+    let egui_pointer = egui.as_ref().is_some_and(|e| e.wants_pointer_input());
+    let egui_keys = egui.as_ref().is_some_and(|e| e.wants_keyboard_input());
+    for mut c in &mut cameras {
+        if keys.just_pressed(KeyCode::KeyR) && !egui_keys {
+            if let Some(h) = &home {
+                *c = h.0;
+            }
+        }
+        if egui_pointer {
+            continue;
+        }
+        let d = motion.delta;
+        if buttons.pressed(MouseButton::Left) {
+            c.yaw -= 0.008 * d.x;
+            c.pitch = (c.pitch + 0.008 * d.y).clamp(-1.5, 1.5);
+        }
+        if buttons.pressed(MouseButton::Right) || buttons.pressed(MouseButton::Middle) {
+            let t = c.transform();
+            let k = 0.0015 * c.distance;
+            c.target += k * (-d.x * *t.right() + d.y * *t.up());
+            c.follow = false;
+        }
+        if scroll.delta.y != 0.0 {
+            c.distance =
+                (c.distance * (1.0 - 0.1 * scroll.delta.y.clamp(-3.0, 3.0))).clamp(0.1, 200.0);
+        }
+    }
+}
+
+/// Moves the target towards the mean end-effector position (half the way
+/// in about 0.14 s, whatever the frame rate).
+fn follow_end_effectors(
+    time: Res<Time>,
+    session: Res<Session>,
+    layout: Res<super::robot_view::ViewLayout>,
+    mut cameras: Query<&mut OrbitCamera>,
+) {
+    let count = session.variants.len();
+    let points: Vec<Vec3> = session
+        .variants
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            v.task.last().map(|t| {
+                Vec3::from_array(t.end_effector.map(|x| x as f32)) + layout.offset(i, count)
+            })
+        })
+        .collect();
+    if points.is_empty() {
+        return;
+    }
+    let mean = points.iter().sum::<Vec3>() / points.len() as f32;
+    let k = 1.0 - (-5.0 * time.delta_secs()).exp();
+    for mut c in cameras.iter_mut().filter(|c| c.follow) {
+        c.target = c.target.lerp(mean, k);
+    }
+}
+
+fn apply_orbit(mut cameras: Query<(&OrbitCamera, &mut Transform), Changed<OrbitCamera>>) {
+    for (c, mut t) in &mut cameras {
+        *t = c.transform();
+    }
+}
+
+/// A 1 m grid on the ground (z = 0), 10 cm cells near the origin.
+fn draw_ground(mut gizmos: Gizmos, cameras: Query<&OrbitCamera>) {
+    let centre = cameras.iter().next().map_or(Vec3::ZERO, |c| {
+        Vec3::new(c.target.x.round(), c.target.y.round(), 0.0)
+    });
+    gizmos.grid(
+        Isometry3d::from_translation(centre),
+        UVec2::splat(20),
+        Vec2::splat(1.0),
+        Color::srgba(0.6, 0.6, 0.65, 0.35),
+    );
+    gizmos.grid(
+        Isometry3d::IDENTITY,
+        UVec2::splat(20),
+        Vec2::splat(0.1),
+        Color::srgba(0.6, 0.6, 0.65, 0.12),
+    );
+    gizmos.axes(Transform::IDENTITY, 0.3);
+}
+
+/// The camera draws only between the panels.
+fn fit_viewport(
+    margins: Res<PanelMargins>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut cameras: Query<&mut Camera, With<OrbitCamera>>,
+) {
+    let Ok(window) = window.single() else { return };
+    let scale = window.scale_factor();
+    let (w, h) = (window.physical_width(), window.physical_height());
+    let left = ((margins.left * scale) as u32).min(w.saturating_sub(2));
+    let right = ((margins.right * scale) as u32).min(w.saturating_sub(left + 1));
+    let size = UVec2::new(w.saturating_sub(left + right).max(1), h.max(1));
+    let position = UVec2::new(left, 0);
+    for mut camera in &mut cameras {
+        let current = camera
+            .viewport
+            .as_ref()
+            .map(|v| (v.physical_position, v.physical_size));
+        if current != Some((position, size)) {
+            camera.viewport = Some(Viewport {
+                physical_position: position,
+                physical_size: size,
+                ..default()
+            });
+        }
+    }
+}

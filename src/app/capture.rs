@@ -1,0 +1,191 @@
+//! Screenshots: on request (button, F12) into `screenshots/`, and the
+//! scripted `--screenshot PATH --frames N` capture that renders N frames,
+//! saves the window, writes what was on screen and what the frames cost to
+//! PATH with the extension `json`, and exits (for scripted captures and the
+//! window test).
+
+use super::camera::OrbitCamera;
+use super::robot_view::RobotPart;
+use super::session::{Notices, Playback, Session};
+use bevy::camera::primitives::Aabb;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{save_to_disk, Screenshot};
+use bevy::window::PrimaryWindow;
+use std::path::PathBuf;
+
+/// Take a screenshot of the window now.
+#[derive(Message, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TakeScreenshot;
+
+/// Frames of the scripted capture not counted in the averages (pipelines
+/// compile and meshes upload in the first frames).
+const WARM_UP: u32 = 5;
+
+/// Frames to wait for the screenshot file before giving up.
+const PATIENCE: u32 = 600;
+
+/// The scripted capture, if any, and what the frames cost.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct ScriptedCapture {
+    pub screenshot: Option<PathBuf>,
+    pub frames: Option<u32>,
+    frame: u32,
+    frame_seconds: f64,
+    sim_seconds: f64,
+    steps: u64,
+    measured: u32,
+}
+
+impl ScriptedCapture {
+    pub fn new(screenshot: Option<PathBuf>, frames: Option<u32>) -> Self {
+        let frames = frames.or(screenshot.as_ref().map(|_| 30));
+        ScriptedCapture {
+            screenshot,
+            frames,
+            ..default()
+        }
+    }
+}
+
+pub struct CapturePlugin;
+
+impl Plugin for CapturePlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ScriptedCapture>()
+            .add_message::<TakeScreenshot>()
+            .add_systems(Update, take_screenshots)
+            .add_systems(PostUpdate, scripted_capture);
+    }
+}
+
+fn take_screenshots(
+    mut requests: MessageReader<TakeScreenshot>,
+    mut commands: Commands,
+    mut notices: ResMut<Notices>,
+) {
+    for _ in requests.read() {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let dir = PathBuf::from("screenshots");
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            notices.error(format!("cannot create {}: {e}", dir.display()));
+            continue;
+        }
+        let path = dir.join(format!("passivity-lab-{stamp}.png"));
+        notices.info(format!("screenshot saved to {}", path.display()));
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path));
+    }
+}
+
+/// The screen rectangle (physical pixels: x0, y0, x1, y1) covered by the
+/// robots' bounding boxes, and how many parts are stand-ins.
+fn robot_on_screen(
+    parts: &Query<(&RobotPart, &GlobalTransform, Option<&Aabb>)>,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> (Option<[f32; 4]>, usize, usize) {
+    let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+    let (mut count, mut fallbacks) = (0, 0);
+    for (part, transform, aabb) in parts {
+        count += 1;
+        fallbacks += usize::from(part.fallback);
+        let (centre, half) = aabb.map_or((Vec3::ZERO, Vec3::ZERO), |a| {
+            (Vec3::from(a.center), Vec3::from(a.half_extents))
+        });
+        for corner in 0..8 {
+            let sign = Vec3::new(
+                if corner & 1 == 0 { -1.0 } else { 1.0 },
+                if corner & 2 == 0 { -1.0 } else { 1.0 },
+                if corner & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let world = transform.transform_point(centre + sign * half);
+            if let Ok(p) = camera.0.world_to_viewport(camera.1, world) {
+                lo = lo.min(p * scale);
+                hi = hi.max(p * scale);
+            }
+        }
+    }
+    let rect = (lo.x <= hi.x).then_some([lo.x, lo.y, hi.x, hi.y]);
+    (rect, count, fallbacks)
+}
+
+/// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
+fn png_complete(path: &std::path::Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scripted_capture(
+    mut capture: ResMut<ScriptedCapture>,
+    time: Res<Time>,
+    playback: Res<Playback>,
+    session: Res<Session>,
+    parts: Query<(&RobotPart, &GlobalTransform, Option<&Aabb>)>,
+    cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut commands: Commands,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(frames) = capture.frames else { return };
+    capture.frame += 1;
+    let frame = capture.frame;
+    if frame > WARM_UP && frame <= frames {
+        capture.frame_seconds += time.delta_secs_f64();
+        capture.sim_seconds += playback.last_frame.seconds;
+        capture.steps += playback.last_frame.steps;
+        capture.measured += 1;
+    }
+    let Some(path) = capture.screenshot.clone() else {
+        if frame >= frames {
+            exit.write(AppExit::Success);
+        }
+        return;
+    };
+    if frame == frames {
+        let _ = std::fs::remove_file(&path);
+        let scale = window.single().map_or(1.0, |w| w.scale_factor());
+        let size = window
+            .single()
+            .map_or([0, 0], |w| [w.physical_width(), w.physical_height()]);
+        let (rect, count, fallbacks) = match cameras.single() {
+            Ok(camera) => robot_on_screen(&parts, camera, scale),
+            Err(_) => (None, 0, 0),
+        };
+        let m = f64::from(capture.measured.max(1));
+        let report = serde_json::json!({
+            "frames": frames,
+            "window_px": size,
+            "robot_rect_px": rect,
+            "robot_parts": count,
+            "fallback_parts": fallbacks,
+            "variants": session.variants.len(),
+            "scenario": session.scenario.file.name,
+            "simulated_time_s": session.time(),
+            "measured_frames": capture.measured,
+            "mean_frame_ms": 1e3 * capture.frame_seconds / m,
+            "mean_simulation_ms_per_frame": 1e3 * capture.sim_seconds / m,
+            "mean_steps_per_frame": capture.steps as f64 / m,
+        });
+        let json = path.with_extension("json");
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        if let Err(e) = crate::io::write_atomically(&json, text.as_bytes()) {
+            error!("cannot write {}: {e}", json.display());
+            exit.write(AppExit::error());
+            return;
+        }
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path));
+    } else if frame > frames {
+        if png_complete(&path) {
+            info!("screenshot written after {frame} frames");
+            exit.write(AppExit::Success);
+        } else if frame > frames + PATIENCE {
+            error!("the screenshot was not written to {}", path.display());
+            exit.write(AppExit::error());
+        }
+    }
+}

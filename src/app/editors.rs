@@ -1,0 +1,215 @@
+//! egui editors for the scenario tables the app changes live (controller,
+//! factorization, estimate, payload). Each returns whether the user changed
+//! something; the session then applies the edited file.
+
+use crate::scenario::{ControllerSpec, EstimateSpec, FactorizationSpec, Gain, PayloadSpec};
+use bevy_egui::egui;
+
+/// A gain: one value for all joints, or one per joint.
+pub fn gain(ui: &mut egui::Ui, label: &str, gain: &mut Gain) -> bool {
+    let mut changed = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(label);
+        match gain {
+            Gain::All(x) => {
+                changed |= ui
+                    .add(egui::DragValue::new(x).speed(0.1).range(0.0..=1e4))
+                    .changed();
+            }
+            Gain::Each(values) => {
+                for x in values.iter_mut() {
+                    changed |= ui
+                        .add(egui::DragValue::new(x).speed(0.1).range(0.0..=1e4))
+                        .changed();
+                }
+            }
+        }
+    });
+    changed
+}
+
+/// The first value of a gain (to carry it over when the law changes).
+fn first(g: &Gain) -> f64 {
+    match g {
+        Gain::All(x) => *x,
+        Gain::Each(v) => v.first().copied().unwrap_or(0.0),
+    }
+}
+
+const LAWS: [(&str, &str); 3] = [
+    ("slotine_li", "Slotine-Li"),
+    ("pd_plus", "PD+"),
+    ("computed_torque", "computed torque"),
+];
+
+fn law_of(spec: &ControllerSpec) -> &'static str {
+    match spec {
+        ControllerSpec::SlotineLi { .. } => "slotine_li",
+        ControllerSpec::PdPlus { .. } => "pd_plus",
+        ControllerSpec::ComputedTorque { .. } => "computed_torque",
+    }
+}
+
+/// The control law and its gains.
+pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> bool {
+    let mut law = law_of(spec);
+    let label = LAWS.iter().find(|l| l.0 == law).map_or("", |l| l.1);
+    egui::ComboBox::from_id_salt(("law", id))
+        .selected_text(label)
+        .show_ui(ui, |ui| {
+            for (key, name) in LAWS {
+                ui.selectable_value(&mut law, key, name);
+            }
+        });
+    let mut changed = false;
+    if law != law_of(spec) {
+        changed = true;
+        let kd = match spec {
+            ControllerSpec::SlotineLi { kd, .. }
+            | ControllerSpec::PdPlus { kd, .. }
+            | ControllerSpec::ComputedTorque { kd, .. } => kd.clone(),
+        };
+        *spec = match law {
+            "slotine_li" => ControllerSpec::SlotineLi {
+                lambda: Gain::All(5.0),
+                kd,
+                adaptation: false,
+                gamma: Gain::All(1.0),
+                bounds: None,
+            },
+            "pd_plus" => ControllerSpec::PdPlus {
+                kp: Gain::All(5.0 * first(&kd)),
+                kd,
+            },
+            _ => ControllerSpec::ComputedTorque {
+                kp: Gain::All(100.0),
+                kd: Gain::All(20.0),
+            },
+        };
+    }
+    match spec {
+        ControllerSpec::SlotineLi {
+            lambda,
+            kd,
+            adaptation,
+            gamma,
+            ..
+        } => {
+            changed |= gain(ui, "Λ (1/s)", lambda);
+            changed |= gain(ui, "K_D", kd);
+            changed |= ui.checkbox(adaptation, "adapt the parameters").changed();
+            if *adaptation {
+                changed |= gain(ui, "Γ", gamma);
+            }
+        }
+        ControllerSpec::PdPlus { kp, kd } | ControllerSpec::ComputedTorque { kp, kd } => {
+            changed |= gain(ui, "K_P", kp);
+            changed |= gain(ui, "K_D", kd);
+        }
+    }
+    changed
+}
+
+const FACTORIZATIONS: [(&str, &str); 4] = [
+    ("christoffel", "C* (Christoffel)"),
+    ("classic", "classic (v×*) I"),
+    ("alternate", "alternate"),
+    ("torsion", "C* + β-torsion"),
+];
+
+fn kind_of(spec: &FactorizationSpec) -> &'static str {
+    match spec {
+        FactorizationSpec::Christoffel => "christoffel",
+        FactorizationSpec::Classic => "classic",
+        FactorizationSpec::Alternate => "alternate",
+        FactorizationSpec::Torsion { .. } => "torsion",
+    }
+}
+
+/// The Coriolis factorization, with a slider for beta.
+pub fn factorization(ui: &mut egui::Ui, id: &str, spec: &mut FactorizationSpec) -> bool {
+    let mut kind = kind_of(spec);
+    let label = FACTORIZATIONS
+        .iter()
+        .find(|f| f.0 == kind)
+        .map_or("", |f| f.1);
+    egui::ComboBox::from_id_salt(("factorization", id))
+        .selected_text(label)
+        .show_ui(ui, |ui| {
+            for (key, name) in FACTORIZATIONS {
+                ui.selectable_value(&mut kind, key, name);
+            }
+        });
+    let mut changed = false;
+    if kind != kind_of(spec) {
+        changed = true;
+        *spec = match kind {
+            "christoffel" => FactorizationSpec::Christoffel,
+            "classic" => FactorizationSpec::Classic,
+            "alternate" => FactorizationSpec::Alternate,
+            _ => FactorizationSpec::Torsion {
+                beta: 1.0,
+                beta_gradient: Vec::new(),
+                triples: None,
+            },
+        };
+    }
+    if let FactorizationSpec::Torsion { beta, triples, .. } = spec {
+        changed |= ui
+            .add(egui::Slider::new(beta, -10.0..=10.0).text("β"))
+            .changed();
+        ui.small(match triples {
+            Some(t) => format!("on {} index triples", t.len()),
+            None => "on every index triple i < j < k".into(),
+        });
+    }
+    changed
+}
+
+/// A payload: none, or a mass at a point of a link.
+pub fn payload(
+    ui: &mut egui::Ui,
+    id: &str,
+    payload: &mut Option<PayloadSpec>,
+    links: &[String],
+) -> bool {
+    let mut changed = false;
+    let mut present = payload.is_some();
+    if ui.checkbox(&mut present, "payload").changed() {
+        changed = true;
+        *payload = present.then(|| PayloadSpec {
+            link: links.last().cloned().unwrap_or_default(),
+            mass: 1.0,
+            com: [0.0; 3],
+        });
+    }
+    if let Some(p) = payload {
+        ui.horizontal(|ui| {
+            changed |= ui
+                .add(
+                    egui::DragValue::new(&mut p.mass)
+                        .speed(0.05)
+                        .range(0.0..=100.0)
+                        .suffix(" kg"),
+                )
+                .changed();
+            egui::ComboBox::from_id_salt(("payload link", id))
+                .selected_text(p.link.clone())
+                .show_ui(ui, |ui| {
+                    for l in links {
+                        changed |= ui.selectable_value(&mut p.link, l.clone(), l).changed();
+                    }
+                });
+        });
+    }
+    changed
+}
+
+/// The controller's model: scale of every inertial parameter and a payload guess.
+pub fn estimate(ui: &mut egui::Ui, id: &str, spec: &mut EstimateSpec, links: &[String]) -> bool {
+    let mut changed = ui
+        .add(egui::Slider::new(&mut spec.scale, 0.2..=2.0).text("inertia scale"))
+        .changed();
+    changed |= payload(ui, id, &mut spec.payload, links);
+    changed
+}

@@ -1,0 +1,118 @@
+//! The desktop app (feature `gui`, design sec. 9): Bevy + egui around the
+//! same scenarios and the same [`crate::sim::Simulation`] code as the
+//! headless runner; the app owns no dynamics of its own. One plugin per
+//! concern:
+//!
+//! - [`session`]: the scenario, its live simulations, fixed stepping,
+//!   recording, live edits, export;
+//! - [`robot_view`]: the robots from their URDF visuals (or simple shapes),
+//!   every variant side by side or overlaid as ghosts;
+//! - [`trails`]: end-effector paths against the desired path;
+//! - [`task_space`]: end-effector frame, velocity and operational-space
+//!   inertia ellipsoid;
+//! - [`camera`]: the orbit camera and the 3-D viewport;
+//! - [`panels`]: scenario, playback, controller and factorization editors;
+//! - [`plots`]: live egui_plot time series, one line per variant;
+//! - [`capture`]: screenshots, and scripted captures that exit.
+
+pub mod camera;
+pub mod capture;
+pub mod editors;
+pub mod panels;
+pub mod plots;
+pub mod robot_view;
+pub mod session;
+pub mod task_space;
+pub mod trails;
+pub mod visuals;
+
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use std::path::PathBuf;
+
+pub use session::{ScenarioSource, SessionPlugin};
+
+/// How the app was started.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// Scenario (TOML) or URDF to open; the embedded default if absent.
+    pub open: Option<PathBuf>,
+    /// Save a screenshot here after `frames` frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Frames to render before the screenshot (or before exiting).
+    pub frames: Option<u32>,
+}
+
+/// The colour of variant `i` (3-D tint, trail, plot line and legend).
+pub fn variant_color(i: usize) -> Color {
+    const PALETTE: [(f32, f32, f32); 6] = [
+        (0.20, 0.50, 0.95),
+        (0.95, 0.50, 0.10),
+        (0.20, 0.75, 0.30),
+        (0.85, 0.20, 0.55),
+        (0.60, 0.40, 0.90),
+        (0.90, 0.80, 0.15),
+    ];
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    Color::srgb(r, g, b)
+}
+
+/// The same colour for egui.
+pub fn variant_color32(i: usize) -> bevy_egui::egui::Color32 {
+    let c = variant_color(i).to_srgba();
+    bevy_egui::egui::Color32::from_rgb(
+        (c.red * 255.0) as u8,
+        (c.green * 255.0) as u8,
+        (c.blue * 255.0) as u8,
+    )
+}
+
+/// Every plugin of the app except Bevy's and egui's own.
+pub struct LabPlugins {
+    pub source: ScenarioSource,
+}
+
+impl Plugin for LabPlugins {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((
+            SessionPlugin {
+                source: self.source.clone(),
+            },
+            camera::CameraPlugin,
+            robot_view::RobotViewPlugin,
+            trails::TrailsPlugin,
+            task_space::TaskSpacePlugin,
+            panels::PanelsPlugin,
+            plots::PlotsPlugin,
+            capture::CapturePlugin,
+        ));
+    }
+}
+
+/// Opens the window and runs until it is closed (or a scripted capture is done).
+pub fn run(options: AppOptions) -> anyhow::Result<()> {
+    let source = match &options.open {
+        Some(path) => ScenarioSource::from_path(path),
+        None => ScenarioSource::EmbeddedDefault,
+    };
+    let exit = App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "passivity-lab".into(),
+                resolution: WindowResolution::from((1440u32, 860u32)),
+                ..default()
+            }),
+            ..default()
+        }))
+        .add_plugins(bevy_egui::EguiPlugin::default())
+        .add_plugins(LabPlugins { source })
+        .insert_resource(capture::ScriptedCapture::new(
+            options.screenshot,
+            options.frames,
+        ))
+        .run();
+    match exit {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => anyhow::bail!("the app exited with code {code}"),
+    }
+}

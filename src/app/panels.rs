@@ -1,0 +1,429 @@
+//! The left panel: scenario picker, playback, live controller,
+//! factorization and model-mismatch editors, view options, export and
+//! messages; plus keyboard shortcuts and opening dropped files.
+
+use super::camera::{OrbitCamera, PanelMargins};
+use super::capture::TakeScreenshot;
+use super::editors;
+use super::robot_view::{Arrangement, ViewLayout};
+use super::session::{
+    shipped_scenarios, ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand,
+};
+use super::task_space::{TaskSpaceReadout, TaskSpaceSettings};
+use super::trails::TrailSettings;
+use super::variant_color32;
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy::window::FileDragAndDrop;
+use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
+
+pub struct PanelsPlugin;
+
+impl Plugin for PanelsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(EguiPrimaryContextPass, left_panel)
+            .add_systems(Update, (shortcuts, open_dropped_files));
+    }
+}
+
+/// The view settings the panel edits.
+#[derive(SystemParam)]
+pub struct ViewSettings<'w, 's> {
+    layout: ResMut<'w, ViewLayout>,
+    trails: ResMut<'w, TrailSettings>,
+    task: ResMut<'w, TaskSpaceSettings>,
+    readout: Res<'w, TaskSpaceReadout>,
+    cameras: Query<'w, 's, &'static mut OrbitCamera>,
+}
+
+/// The session and what acts on it.
+#[derive(SystemParam)]
+pub struct SessionAccess<'w> {
+    session: ResMut<'w, Session>,
+    playback: ResMut<'w, Playback>,
+    notices: ResMut<'w, Notices>,
+    commands: MessageWriter<'w, SessionCommand>,
+    screenshots: MessageWriter<'w, TakeScreenshot>,
+}
+
+/// Text typed into the "open" field.
+#[derive(Default)]
+pub struct PanelState {
+    path: String,
+}
+
+fn left_panel(
+    mut contexts: EguiContexts,
+    mut s: SessionAccess,
+    mut view: ViewSettings,
+    mut margins: ResMut<PanelMargins>,
+    mut state: Local<PanelState>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "left root".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let width = egui::Panel::left("controls")
+        .resizable(true)
+        .default_size(330.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                scenario_section(ui, &mut s, &mut state);
+                playback_section(ui, &mut s);
+                variants_section(ui, &mut s);
+                mismatch_section(ui, &mut s);
+                view_section(ui, &mut s, &mut view);
+                output_section(ui, &mut s);
+            });
+        })
+        .response
+        .rect
+        .width();
+    if margins.left != width {
+        margins.left = width;
+    }
+    Ok(())
+}
+
+fn scenario_section(ui: &mut egui::Ui, s: &mut SessionAccess, state: &mut PanelState) {
+    ui.heading("passivity-lab");
+    ui.label(egui::RichText::new(&s.session.scenario.file.name).strong());
+    if !s.session.scenario.file.description.is_empty() {
+        ui.small(&s.session.scenario.file.description);
+    }
+    egui::CollapsingHeader::new("Scenario")
+        .default_open(true)
+        .show(ui, |ui| {
+            let current = match &s.session.source {
+                ScenarioSource::EmbeddedDefault => "point_mass_torsion (embedded)".to_string(),
+                ScenarioSource::Scenario(p) | ScenarioSource::Urdf(p) => p
+                    .file_name()
+                    .map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into()),
+            };
+            egui::ComboBox::from_id_salt("shipped")
+                .selected_text(current)
+                .width(260.0)
+                .show_ui(ui, |ui| {
+                    if ui
+                        .selectable_label(false, "point_mass_torsion (embedded)")
+                        .clicked()
+                    {
+                        s.commands
+                            .write(SessionCommand::Open(ScenarioSource::EmbeddedDefault));
+                    }
+                    for path in shipped_scenarios() {
+                        let name = path.file_name().unwrap_or_default().to_string_lossy();
+                        if ui.selectable_label(false, name).clicked() {
+                            s.commands
+                                .write(SessionCommand::Open(ScenarioSource::Scenario(path)));
+                        }
+                    }
+                });
+            ui.horizontal(|ui| {
+                let edit = ui.add(
+                    egui::TextEdit::singleline(&mut state.path)
+                        .hint_text("scenario .toml or robot .urdf")
+                        .desired_width(200.0),
+                );
+                let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if (ui.button("Open").clicked() || enter) && !state.path.trim().is_empty() {
+                    let path = std::path::PathBuf::from(state.path.trim());
+                    s.commands
+                        .write(SessionCommand::Open(ScenarioSource::from_path(&path)));
+                }
+            });
+            ui.small("…or drop a file on the window.");
+        });
+}
+
+fn playback_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    egui::CollapsingHeader::new("Playback")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let label = if s.playback.running {
+                    "⏸ Pause"
+                } else {
+                    "▶ Play"
+                };
+                if ui.button(label).on_hover_text("Space").clicked() {
+                    s.playback.running = !s.playback.running;
+                }
+                if ui
+                    .button("Step")
+                    .on_hover_text("advance one record period (S)")
+                    .clicked()
+                {
+                    s.commands.write(SessionCommand::Step);
+                }
+                if ui
+                    .button("⟲ Reset")
+                    .on_hover_text("back to t = 0")
+                    .clicked()
+                {
+                    s.commands.write(SessionCommand::Reset);
+                }
+            });
+            ui.add(
+                egui::Slider::new(&mut s.playback.speed, 0.05..=20.0)
+                    .logarithmic(true)
+                    .text("× real time"),
+            );
+            let (t, d) = (s.session.time(), s.session.duration);
+            ui.add(egui::ProgressBar::new((t / d) as f32).text(format!("t = {t:.2} s of {d} s")));
+            let f = s.playback.last_frame;
+            ui.small(format!(
+                "{} steps of {} ms in {:.2} ms this frame",
+                f.steps,
+                1e3 * s.session.dt,
+                1e3 * f.seconds
+            ));
+            if f.lagging {
+                ui.colored_label(
+                    egui::Color32::YELLOW,
+                    "slower than the requested speed: the simulation runs as fast as it can",
+                );
+            }
+            if s.session.finished() {
+                ui.label("The run is over: Reset to run it again.");
+            }
+        });
+}
+
+fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    egui::CollapsingHeader::new("Controller and factorizations")
+        .default_open(true)
+        .show(ui, |ui| {
+            let mut changed = false;
+            ui.horizontal(|ui| {
+                ui.label("changes apply");
+                let mode = &mut s.session.apply_mode;
+                ui.radio_value(mode, ApplyMode::NextStep, "from the next step");
+                ui.radio_value(mode, ApplyMode::Restart, "by restarting");
+            });
+            ui.separator();
+            ui.label(egui::RichText::new("Controller").strong());
+            changed |= editors::controller(ui, "base", &mut s.session.draft.controller);
+            let uses_base = s.session.draft.variants.is_empty()
+                || s.session
+                    .draft
+                    .variants
+                    .iter()
+                    .any(|v| v.factorization.is_none());
+            if uses_base {
+                ui.label(egui::RichText::new("Factorization").strong());
+                changed |= editors::factorization(ui, "base", &mut s.session.draft.factorization);
+            }
+            ui.separator();
+            let Session {
+                draft, variants, ..
+            } = &mut *s.session;
+            for (i, live) in variants.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    let (rect, _) =
+                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+                    ui.painter().rect_filled(rect, 3.0, variant_color32(i));
+                    ui.label(egui::RichText::new(&live.name).strong());
+                });
+                if let Some(d) = &live.divergence {
+                    ui.colored_label(egui::Color32::LIGHT_RED, d.to_string());
+                }
+                let Some(spec) = draft.variants.get_mut(i) else {
+                    continue;
+                };
+                ui.indent(("variant", i), |ui| {
+                    if let Some(f) = &mut spec.factorization {
+                        changed |= editors::factorization(ui, &spec.name, f);
+                    }
+                    if let Some(c) = &mut spec.controller {
+                        changed |= editors::controller(ui, &spec.name, c);
+                    }
+                });
+            }
+            if changed {
+                s.commands.write(SessionCommand::Apply);
+            }
+        });
+}
+
+/// Names of the links a payload can ride on.
+fn link_names(session: &Session) -> Vec<String> {
+    let model = session.plant();
+    model
+        .frames
+        .iter()
+        .filter(|f| f.body.is_some() && f.kind == crate::model::FrameKind::Link)
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+fn mismatch_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    egui::CollapsingHeader::new("Model mismatch")
+        .default_open(false)
+        .show(ui, |ui| {
+            let links = link_names(&s.session);
+            let draft = &mut s.session.draft;
+            ui.label(egui::RichText::new("True robot").strong());
+            let mut changed = editors::payload(ui, "plant", &mut draft.robot.payload, &links);
+            ui.label(egui::RichText::new("Controller's estimate").strong());
+            changed |= editors::estimate(ui, "estimate", &mut draft.estimate, &links);
+            if changed {
+                s.commands.write(SessionCommand::Apply);
+            }
+        });
+}
+
+fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSettings) {
+    egui::CollapsingHeader::new("View")
+        .default_open(false)
+        .show(ui, |ui| {
+            let mut arrangement = view.layout.arrangement;
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut arrangement, Arrangement::SideBySide, "side by side");
+                ui.radio_value(&mut arrangement, Arrangement::Overlay, "overlaid ghosts");
+            });
+            if arrangement != view.layout.arrangement {
+                view.layout.arrangement = arrangement;
+            }
+            for mut c in &mut view.cameras {
+                ui.checkbox(&mut c.follow, "camera follows the end effector (R resets)");
+            }
+            let trails = &mut *view.trails;
+            ui.checkbox(&mut trails.show, "end-effector trails");
+            ui.checkbox(&mut trails.show_desired, "desired path FK(q_d)");
+            let mut whole = trails.window.is_none();
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut whole, "whole run");
+                if whole {
+                    trails.window = None;
+                } else {
+                    let w = trails.window.get_or_insert(2.0);
+                    ui.add(egui::Slider::new(w, 0.2..=20.0).text("s"));
+                }
+            });
+            ui.separator();
+            let task = &mut *view.task;
+            ui.label(format!("End effector: {}", view.readout.frame_name));
+            let mut ee = s.session.end_effector;
+            let frames: Vec<(usize, String)> = s
+                .session
+                .plant()
+                .frames
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.body.is_some())
+                .map(|(i, f)| (i, f.name.clone()))
+                .collect();
+            egui::ComboBox::from_id_salt("end effector")
+                .selected_text(view.readout.frame_name.clone())
+                .show_ui(ui, |ui| {
+                    for (i, name) in &frames {
+                        ui.selectable_value(&mut ee, *i, name);
+                    }
+                });
+            if ee != s.session.end_effector {
+                s.session.end_effector = ee;
+                s.commands.write(SessionCommand::Reset);
+            }
+            ui.checkbox(&mut task.show_frame, "end-effector frame");
+            ui.checkbox(&mut task.show_velocity, "velocity J v");
+            ui.checkbox(
+                &mut task.show_ellipsoid,
+                "operational-space inertia ellipsoid",
+            );
+            if let Some(scale) = &mut task.ellipsoid_scale {
+                ui.add(
+                    egui::Slider::new(scale, 1e-4..=1.0)
+                        .logarithmic(true)
+                        .text("m per kg"),
+                );
+            }
+            for (i, st) in view.readout.variants.iter().enumerate() {
+                let m = st.effective_masses;
+                ui.colored_label(
+                    variant_color32(i),
+                    format!(
+                        "|v| = {:.3} m/s, effective masses {:.2} / {:.2} / {:.2} kg",
+                        st.velocity.norm(),
+                        m.x,
+                        m.y,
+                        m.z
+                    ),
+                );
+            }
+        });
+}
+
+fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    egui::CollapsingHeader::new("Export and messages")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Export run (CSV)")
+                    .on_hover_text("CSV per variant, summary.json, plots under results/")
+                    .clicked()
+                {
+                    s.commands.write(SessionCommand::Export);
+                }
+                if ui.button("Screenshot").on_hover_text("F12").clicked() {
+                    s.screenshots.write(TakeScreenshot);
+                }
+            });
+            for (t, what) in &s.session.edits {
+                ui.small(format!("t = {t:.2} s: {what}"));
+            }
+            let mut clear = false;
+            for n in s.notices.items.iter().rev().take(8) {
+                let color = if n.error {
+                    egui::Color32::LIGHT_RED
+                } else {
+                    egui::Color32::LIGHT_GREEN
+                };
+                ui.colored_label(color, &n.text);
+            }
+            if !s.notices.items.is_empty() {
+                clear = ui.small_button("clear messages").clicked();
+            }
+            if clear {
+                s.notices.items.clear();
+            }
+        });
+}
+
+fn shortcuts(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui: Option<Res<EguiWantsInput>>,
+    mut playback: ResMut<Playback>,
+    mut commands: MessageWriter<SessionCommand>,
+    mut screenshots: MessageWriter<TakeScreenshot>,
+) {
+    if egui.is_some_and(|e| e.wants_keyboard_input()) {
+        return;
+    }
+    if keys.just_pressed(KeyCode::Space) {
+        playback.running = !playback.running;
+    }
+    if keys.just_pressed(KeyCode::KeyS) {
+        commands.write(SessionCommand::Step);
+    }
+    if keys.just_pressed(KeyCode::F12) {
+        screenshots.write(TakeScreenshot);
+    }
+}
+
+fn open_dropped_files(
+    mut dropped: MessageReader<FileDragAndDrop>,
+    mut commands: MessageWriter<SessionCommand>,
+) {
+    for d in dropped.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = d {
+            commands.write(SessionCommand::Open(ScenarioSource::from_path(path_buf)));
+        }
+    }
+}

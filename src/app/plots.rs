@@ -1,0 +1,250 @@
+//! The right panel: live plots (egui_plot) with one line per variant —
+//! Lyapunov value, tracking error and s norms, a joint torque, a parameter
+//! estimate against its true value, the skew and validity residuals — and a
+//! torsion readout. Hovering shows values; the plots follow the last few
+//! seconds or show the whole run. Applied live edits are marked.
+
+use super::camera::PanelMargins;
+use super::session::{LiveVariant, Session};
+use super::variant_color32;
+use crate::sim::Sample;
+use bevy::prelude::*;
+use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
+use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, VLine};
+
+/// What the plots show.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct PlotSettings {
+    /// Seconds shown; None: the whole run.
+    pub window: Option<f64>,
+    /// Joint whose torque is plotted.
+    pub joint: usize,
+    /// Inertial parameter plotted (10 per body, Pinocchio's order).
+    pub parameter: usize,
+}
+
+impl Default for PlotSettings {
+    fn default() -> Self {
+        PlotSettings {
+            window: Some(5.0),
+            joint: 0,
+            parameter: 0,
+        }
+    }
+}
+
+pub struct PlotsPlugin;
+
+impl Plugin for PlotsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PlotSettings>()
+            .add_systems(EguiPrimaryContextPass, right_panel);
+    }
+}
+
+const PARAMETER_NAMES: [&str; 10] = [
+    "m", "m cx", "m cy", "m cz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz",
+];
+
+/// Reads a plotted value from recorded sample k of a variant.
+type Reader<'a> = Box<dyn Fn(&LiveVariant, usize) -> f64 + 'a>;
+
+/// One plotted quantity: its title and how to read it.
+struct Quantity<'a> {
+    title: String,
+    value: Reader<'a>,
+}
+
+/// The recorded samples of `v` within the window.
+fn visible(v: &LiveVariant, since: f64) -> std::ops::Range<usize> {
+    v.samples.partition_point(|s: &Sample| s.t < since)..v.samples.len()
+}
+
+fn plot(ui: &mut egui::Ui, session: &Session, since: f64, q: &Quantity, extra: Option<f64>) {
+    ui.label(&q.title);
+    Plot::new(q.title.as_str())
+        .height(120.0)
+        .legend(Legend::default())
+        .link_axis("time", [true, false])
+        .show(ui, |p| {
+            for (i, v) in session.variants.iter().enumerate() {
+                let points: Vec<[f64; 2]> = visible(v, since)
+                    .map(|k| [v.samples[k].t, (q.value)(v, k)])
+                    .filter(|p| p[1].is_finite())
+                    .collect();
+                p.line(
+                    Line::new(v.name.as_str(), PlotPoints::from(points)).color(variant_color32(i)),
+                );
+            }
+            if let Some(y) = extra {
+                p.hline(
+                    HLine::new("true value", y)
+                        .color(egui::Color32::GRAY)
+                        .style(LineStyle::dashed_loose()),
+                );
+            }
+            for (t, _) in session.edits.iter().filter(|(t, _)| *t >= since) {
+                p.vline(VLine::new("edit", *t).color(egui::Color32::DARK_GRAY));
+            }
+        });
+}
+
+/// log10 with a floor at 1e-14: below it, residuals are rounding noise.
+fn log10(x: f64) -> f64 {
+    x.max(1e-14).log10()
+}
+
+fn right_panel(
+    mut contexts: EguiContexts,
+    session: Res<Session>,
+    mut settings: ResMut<PlotSettings>,
+    mut margins: ResMut<PanelMargins>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "right root".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let width = egui::Panel::right("plots")
+        .resizable(true)
+        .default_size(420.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                plots(ui, &session, &mut settings);
+            });
+        })
+        .response
+        .rect
+        .width();
+    if margins.right != width {
+        margins.right = width;
+    }
+    Ok(())
+}
+
+fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
+    let n = session.plant().nv;
+    let mut whole = settings.window.is_none();
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut whole, "whole run");
+        if whole {
+            settings.window = None;
+        } else {
+            let w = settings.window.get_or_insert(5.0);
+            ui.add(egui::Slider::new(w, 0.5..=30.0).text("s shown"));
+        }
+    });
+    let since = settings
+        .window
+        .map_or(f64::NEG_INFINITY, |w| session.time() - w);
+    torsion_readout(ui, session);
+    let quantities = [
+        Quantity {
+            title: "Lyapunov value V (true model)".into(),
+            value: Box::new(|v, k| v.samples[k].lyapunov.value),
+        },
+        Quantity {
+            title: "tracking error |e| = |q - q_d|".into(),
+            value: Box::new(|v, k| v.samples[k].lyapunov.e_norm),
+        },
+        Quantity {
+            title: "|s| = |de/dt + Λ e|".into(),
+            value: Box::new(|v, k| v.samples[k].lyapunov.s_norm),
+        },
+    ];
+    for q in &quantities {
+        plot(ui, session, since, q, None);
+    }
+    settings.joint = settings.joint.min(n.saturating_sub(1));
+    egui::ComboBox::from_id_salt("torque joint")
+        .selected_text(format!("joint {}", settings.joint))
+        .show_ui(ui, |ui| {
+            for j in 0..n {
+                ui.selectable_value(&mut settings.joint, j, format!("joint {j}"));
+            }
+        });
+    let joint = settings.joint;
+    plot(
+        ui,
+        session,
+        since,
+        &Quantity {
+            title: format!("torque τ_{joint} (N m or N)"),
+            value: Box::new(move |v, k| v.samples[k].tau.get(joint).copied().unwrap_or(f64::NAN)),
+        },
+        None,
+    );
+    let adaptive = session
+        .variants
+        .iter()
+        .any(|v| !v.sim.parameters.is_empty());
+    if adaptive {
+        let np = session.variants[0].sim.true_parameters().len();
+        settings.parameter = settings.parameter.min(np.saturating_sub(1));
+        let model = session.plant();
+        let name = |p: usize| format!("{} {}", model.bodies[p / 10].name, PARAMETER_NAMES[p % 10]);
+        egui::ComboBox::from_id_salt("parameter")
+            .selected_text(name(settings.parameter))
+            .show_ui(ui, |ui| {
+                for p in 0..np {
+                    ui.selectable_value(&mut settings.parameter, p, name(p));
+                }
+            });
+        let p = settings.parameter;
+        plot(
+            ui,
+            session,
+            since,
+            &Quantity {
+                title: format!("estimate of {}", name(p)),
+                value: Box::new(move |v, k| {
+                    v.samples[k].parameters.get(p).copied().unwrap_or(f64::NAN)
+                }),
+            },
+            session.variants[0].sim.true_parameters().get(p).copied(),
+        );
+    }
+    let residuals = [
+        Quantity {
+            title: "log10 skew residual max|dH/dt - C - C^T|".into(),
+            value: Box::new(|v, k| log10(v.samples[k].skew_residual)),
+        },
+        Quantity {
+            title: "log10 validity residual max|(C - C*) v|".into(),
+            value: Box::new(|v, k| log10(v.task[k].validity_residual)),
+        },
+    ];
+    for q in &residuals {
+        plot(ui, session, since, q, None);
+    }
+}
+
+/// The factorization's numbers now: torsion norm, skew and validity
+/// residuals (seed 001: admissible means both residuals vanish; torsion is
+/// what Lyapunov analysis cannot see).
+fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
+    egui::Grid::new("torsion readout")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("variant");
+            ui.label("|torsion|");
+            ui.label("skew res.");
+            ui.label("validity res.");
+            ui.label("V");
+            ui.end_row();
+            for (i, v) in session.variants.iter().enumerate() {
+                let (Some(s), Some(t)) = (v.samples.last(), v.task.last()) else {
+                    continue;
+                };
+                ui.colored_label(variant_color32(i), &v.name);
+                ui.label(format!("{:.3e}", t.torsion_norm));
+                ui.label(format!("{:.1e}", s.skew_residual));
+                ui.label(format!("{:.1e}", t.validity_residual));
+                ui.label(format!("{:.4}", s.lyapunov.value));
+                ui.end_row();
+            }
+        });
+}

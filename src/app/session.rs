@@ -1,0 +1,621 @@
+//! The session: one scenario, the live simulations of its variants, stepping
+//! in whole integrator steps decoupled from the frame rate, recording, live
+//! edits and export. The views only read it.
+
+use crate::algorithms::{forward_kinematics, frame_placement, Workspace};
+use crate::factorization::diagnose;
+use crate::model::Model;
+use crate::scenario::{
+    scenario_for_urdf, write_results, Scenario, ScenarioError, ScenarioFile, VariantResult,
+};
+use crate::sim::{Divergence, Sample, Simulation};
+use bevy::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Where a scenario comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScenarioSource {
+    /// The point-mass torsion experiment built into the binary.
+    EmbeddedDefault,
+    /// A scenario file (TOML).
+    Scenario(PathBuf),
+    /// A URDF without a scenario: a generated one (see `scenario_for_urdf`).
+    Urdf(PathBuf),
+}
+
+impl ScenarioSource {
+    /// A `.urdf` file opens as a URDF, anything else as a scenario file.
+    pub fn from_path(path: &Path) -> Self {
+        let urdf = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("urdf"));
+        if urdf {
+            ScenarioSource::Urdf(path.to_path_buf())
+        } else {
+            ScenarioSource::Scenario(path.to_path_buf())
+        }
+    }
+
+    /// Reads and checks the scenario.
+    pub fn load(&self) -> Result<Scenario, ScenarioError> {
+        match self {
+            ScenarioSource::EmbeddedDefault => Scenario::embedded_default(),
+            ScenarioSource::Scenario(p) => Scenario::load(p),
+            ScenarioSource::Urdf(p) => scenario_for_urdf(p),
+        }
+    }
+}
+
+/// The scenario files shipped in `scenarios/` (next to the working
+/// directory, else in the source tree the binary was built from).
+pub fn shipped_scenarios() -> Vec<PathBuf> {
+    let local = Path::new("scenarios");
+    let dir = if local.is_dir() {
+        local.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// What the app records next to each [`Sample`]: task-space positions and
+/// the factorization's diagnostics (seed 001 secs. III-IV).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TaskSample {
+    /// End-effector position in the world.
+    pub end_effector: [f64; 3],
+    /// Where the end effector would be on the reference, FK(q_d).
+    pub desired: [f64; 3],
+    /// max |(C - C*) v| (zero for every admissible factorization).
+    pub validity_residual: f64,
+    /// Frobenius norm of the factorization's torsion tensor.
+    pub torsion_norm: f64,
+}
+
+/// One variant running live.
+pub struct LiveVariant {
+    pub name: String,
+    pub sim: Simulation,
+    pub samples: Vec<Sample>,
+    /// Recorded at the same instants as `samples`.
+    pub task: Vec<TaskSample>,
+    /// Set when the run diverged; the variant then stops, its data stays.
+    pub divergence: Option<Divergence>,
+    /// Wall-clock seconds spent stepping this variant.
+    pub wall_time: f64,
+    /// Kinematics of the plant at the current state, for the views.
+    pub kinematics: Workspace,
+    scratch: Workspace,
+}
+
+impl LiveVariant {
+    fn new(name: String, sim: Simulation) -> Self {
+        LiveVariant {
+            kinematics: Workspace::new(&sim.plant),
+            scratch: Workspace::new(&sim.plant),
+            name,
+            sim,
+            samples: Vec::new(),
+            task: Vec::new(),
+            divergence: None,
+            wall_time: 0.0,
+        }
+    }
+
+    /// Records the current instant.
+    fn record(&mut self, end_effector: usize) {
+        let sample = self.sim.sample();
+        let sim = &self.sim;
+        let position = |ws: &mut Workspace, q: &[f64]| {
+            forward_kinematics(&sim.plant, ws, q);
+            frame_placement(&sim.plant, ws, end_effector).trans.into()
+        };
+        let end_effector_position = position(&mut self.scratch, &sample.q);
+        let desired = position(&mut self.scratch, &sample.q_desired);
+        let d = diagnose(
+            &sim.estimate,
+            &mut self.scratch,
+            &sample.q,
+            &sample.v,
+            &sim.controller.factorization,
+        );
+        self.task.push(TaskSample {
+            end_effector: end_effector_position,
+            desired,
+            validity_residual: d.validity_residual,
+            torsion_norm: d.torsion_norm,
+        });
+        self.samples.push(sample);
+    }
+
+    /// The recorded run in the headless runner's form (for export).
+    pub fn result(&self) -> VariantResult {
+        VariantResult {
+            name: self.name.clone(),
+            samples: self.samples.clone(),
+            divergence: self.divergence.clone(),
+            wall_time: self.wall_time,
+            simulated_time: self.samples.last().map_or(0.0, |s| s.t),
+            true_parameters: self.sim.true_parameters().to_vec(),
+        }
+    }
+}
+
+/// Whether an applied edit continues the run or restarts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ApplyMode {
+    /// The new settings act from the next step on, from the current state.
+    #[default]
+    NextStep,
+    /// The run starts again from t = 0 with the new settings.
+    Restart,
+}
+
+/// The scenario and its live variants.
+#[derive(Resource)]
+pub struct Session {
+    pub source: ScenarioSource,
+    /// The scenario as last applied.
+    pub scenario: Scenario,
+    /// The tables the panels edit; applied by [`SessionCommand::Apply`].
+    pub draft: ScenarioFile,
+    pub variants: Vec<LiveVariant>,
+    /// The frame followed as end effector (an index into the model's frames).
+    pub end_effector: usize,
+    pub apply_mode: ApplyMode,
+    /// Integrator steps taken (all variants step together).
+    pub steps: u64,
+    /// Integrator step and run length from the scenario, seconds.
+    pub dt: f64,
+    pub duration: f64,
+    record_every: u64,
+    /// Edits applied during the run: (time, what changed).
+    pub edits: Vec<(f64, String)>,
+    /// Grows whenever the variants are replaced, so the views rebuild.
+    pub generation: u64,
+}
+
+/// The frame the views follow: the payload's link if the scenario has one,
+/// else a link named like an end effector (hand, tool, tcp, ee, tip,
+/// gripper), else the deepest body.
+pub fn default_end_effector(model: &Model, file: &ScenarioFile) -> usize {
+    const HINTS: [&str; 7] = ["tcp", "tool", "ee", "end", "hand", "tip", "gripper"];
+    let depth = |f: usize| {
+        model.frames[f].body.map_or(0, |b| {
+            let body = &model.bodies[b];
+            model.support(body.v_index).len()
+        })
+    };
+    let attached = || (0..model.frames.len()).filter(|&f| model.frames[f].body.is_some());
+    let deepest = |candidates: &mut dyn Iterator<Item = usize>| {
+        candidates.fold(None, |best: Option<usize>, f| match best {
+            Some(b) if depth(b) >= depth(f) => Some(b),
+            _ => Some(f),
+        })
+    };
+    let payload = [file.robot.payload.as_ref(), file.estimate.payload.as_ref()]
+        .into_iter()
+        .flatten()
+        .find_map(|p| model.frame_by_name(&p.link));
+    let named = deepest(&mut attached().filter(|&f| {
+        model.frames[f]
+            .name
+            .split('_')
+            .any(|token| HINTS.iter().any(|h| token.starts_with(h)))
+    }));
+    payload
+        .or(named)
+        .or_else(|| deepest(&mut attached()))
+        .unwrap_or(0)
+}
+
+impl Session {
+    /// A session on `scenario`, at t = 0.
+    pub fn new(source: ScenarioSource, scenario: Scenario) -> Result<Session, ScenarioError> {
+        Session::with_end_effector(source, scenario, None)
+    }
+
+    /// A session on `scenario` following frame `end_effector` (the default
+    /// one when None or not a frame of the model).
+    fn with_end_effector(
+        source: ScenarioSource,
+        scenario: Scenario,
+        end_effector: Option<usize>,
+    ) -> Result<Session, ScenarioError> {
+        let variants = scenario.variants()?;
+        let plant = &variants[0].simulation.plant;
+        let end_effector = end_effector
+            .filter(|&f| f < plant.frames.len())
+            .unwrap_or_else(|| default_end_effector(plant, &scenario.file));
+        let mut session = Session {
+            source,
+            draft: scenario.file.clone(),
+            end_effector,
+            apply_mode: ApplyMode::default(),
+            steps: 0,
+            dt: variants[0].simulation.dt,
+            duration: variants[0].duration,
+            record_every: ((variants[0].record_period / variants[0].simulation.dt).round() as u64)
+                .max(1),
+            variants: variants
+                .into_iter()
+                .map(|v| LiveVariant::new(v.name, v.simulation))
+                .collect(),
+            scenario,
+            edits: Vec::new(),
+            generation: 0,
+        };
+        session.record_all();
+        session.update_kinematics();
+        Ok(session)
+    }
+
+    /// Simulated time, seconds.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.dt
+    }
+
+    /// Whether every variant has reached the duration or stopped.
+    pub fn finished(&self) -> bool {
+        self.steps as f64 * self.dt >= self.duration - 0.5 * self.dt
+            || self.variants.iter().all(|v| v.divergence.is_some())
+    }
+
+    /// The plant model (all variants share the robot's kinematics).
+    pub fn plant(&self) -> &Model {
+        &self.variants[0].sim.plant
+    }
+
+    fn record_all(&mut self) {
+        let ee = self.end_effector;
+        for v in self.variants.iter_mut().filter(|v| v.divergence.is_none()) {
+            v.record(ee);
+        }
+    }
+
+    /// Advances every running variant by one integrator step.
+    pub fn step(&mut self) {
+        if self.finished() {
+            return;
+        }
+        for v in self.variants.iter_mut().filter(|v| v.divergence.is_none()) {
+            let start = Instant::now();
+            if let Err(d) = v.sim.step() {
+                v.divergence = Some(d);
+            }
+            v.wall_time += start.elapsed().as_secs_f64();
+        }
+        self.steps += 1;
+        if self.steps.is_multiple_of(self.record_every) || self.finished() {
+            self.record_all();
+        }
+    }
+
+    /// Forward kinematics of every variant at its current state.
+    pub fn update_kinematics(&mut self) {
+        for v in &mut self.variants {
+            forward_kinematics(&v.sim.plant, &mut v.kinematics, &v.sim.q);
+        }
+    }
+
+    /// Replaces the session by a fresh one on `scenario` (a new
+    /// generation); the end effector stays when the source does.
+    fn replace(&mut self, source: ScenarioSource, scenario: Scenario) -> Result<(), ScenarioError> {
+        let apply_mode = self.apply_mode;
+        let generation = self.generation + 1;
+        let end_effector = (source == self.source).then_some(self.end_effector);
+        *self = Session::with_end_effector(source, scenario, end_effector)?;
+        self.apply_mode = apply_mode;
+        self.generation = generation;
+        Ok(())
+    }
+
+    /// Back to t = 0 with the applied scenario.
+    pub fn reset(&mut self) {
+        let (source, scenario) = (self.source.clone(), self.scenario.clone());
+        let draft = std::mem::replace(&mut self.draft, scenario.file.clone());
+        // The applied scenario was valid when applied, so this cannot fail.
+        if self.replace(source, scenario).is_ok() {
+            self.draft = draft;
+        }
+    }
+
+    /// Opens another scenario; on error the current one stays.
+    pub fn open(&mut self, source: ScenarioSource) -> Result<(), ScenarioError> {
+        let scenario = source.load()?;
+        self.replace(source, scenario)
+    }
+
+    /// Applies the edited tables: from the next step on (same robot and
+    /// variants) or by restarting, as `apply_mode` says. On error nothing
+    /// changes.
+    pub fn apply_draft(&mut self) -> Result<(), ScenarioError> {
+        let scenario = Scenario::from_file(self.draft.clone(), &self.scenario.path)?;
+        let fresh = scenario.variants()?;
+        let continuable = self.apply_mode == ApplyMode::NextStep
+            && fresh.len() == self.variants.len()
+            && fresh.iter().zip(&self.variants).all(|(f, v)| {
+                f.name == v.name && f.simulation.dt == v.sim.dt && f.duration == self.duration
+            });
+        if !continuable {
+            let (source, draft) = (self.source.clone(), self.draft.clone());
+            self.replace(source, scenario)?;
+            self.draft = draft;
+            return Ok(());
+        }
+        let t = self.time();
+        for (f, v) in fresh.into_iter().zip(&mut self.variants) {
+            let mut sim = f.simulation;
+            if sim.continue_from(&v.sim) {
+                v.kinematics = Workspace::new(&sim.plant);
+                v.scratch = Workspace::new(&sim.plant);
+                v.sim = sim;
+            }
+        }
+        self.edits
+            .push((t, describe_change(&self.scenario.file, &scenario.file)));
+        self.scenario = scenario;
+        self.update_kinematics();
+        Ok(())
+    }
+
+    /// Writes the recorded run like `passivity-lab run` does (CSV per
+    /// variant, summary, resolved scenario, plots) plus the list of live
+    /// edits, into `dir`.
+    pub fn export(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        let results: Vec<VariantResult> = self.variants.iter().map(LiveVariant::result).collect();
+        let mut written = write_results(dir, &self.scenario, &results)?;
+        if !self.edits.is_empty() {
+            let text: String = self
+                .edits
+                .iter()
+                .map(|(t, what)| format!("t = {t:.3} s: {what}\n"))
+                .collect();
+            let path = dir.join("edits.txt");
+            crate::io::write_atomically(&path, text.as_bytes())?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// Names the top-level tables that differ between two scenario files.
+fn describe_change(before: &ScenarioFile, after: &ScenarioFile) -> String {
+    let mut parts = Vec::new();
+    if before.controller != after.controller {
+        parts.push("controller".to_string());
+    }
+    if before.factorization != after.factorization {
+        parts.push("factorization".to_string());
+    }
+    if before.estimate != after.estimate {
+        parts.push("estimate".to_string());
+    }
+    if before.robot != after.robot {
+        parts.push("robot".to_string());
+    }
+    for (b, a) in before.variants.iter().zip(&after.variants) {
+        if b != a {
+            parts.push(format!("variant {}", a.name));
+        }
+    }
+    if parts.is_empty() {
+        "nothing changed".into()
+    } else {
+        format!("changed {}", parts.join(", "))
+    }
+}
+
+/// Play, pause, speed, and what the last frame cost.
+#[derive(Resource)]
+pub struct Playback {
+    pub running: bool,
+    /// Simulated seconds per wall-clock second.
+    pub speed: f64,
+    /// Longest wall-clock time stepping may take in one frame; beyond it the
+    /// backlog is dropped and the run falls behind the requested speed.
+    pub budget: Duration,
+    /// Simulated time the stepping tries to reach.
+    target: f64,
+    pub last_frame: FrameStats,
+}
+
+impl Default for Playback {
+    fn default() -> Self {
+        Playback {
+            running: true,
+            speed: 1.0,
+            budget: Duration::from_millis(25),
+            target: 0.0,
+            last_frame: FrameStats::default(),
+        }
+    }
+}
+
+/// What the simulation cost in the last frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    pub steps: u64,
+    /// Wall-clock seconds spent stepping and recording.
+    pub seconds: f64,
+    /// Stepping hit the budget and dropped the backlog.
+    pub lagging: bool,
+}
+
+/// Requests to the session (from panels, keys, tests).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub enum SessionCommand {
+    Open(ScenarioSource),
+    /// Apply `Session::draft`.
+    Apply,
+    /// Back to t = 0.
+    Reset,
+    /// Advance one record period (paused or not).
+    Step,
+    /// Write the recorded run under `results/`.
+    Export,
+}
+
+/// Messages for the user, shown in the window.
+#[derive(Resource, Default)]
+pub struct Notices {
+    pub items: Vec<Notice>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+}
+
+impl Notices {
+    pub fn error(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        warn!("{text}");
+        self.items.push(Notice { error: true, text });
+    }
+
+    pub fn info(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        info!("{text}");
+        self.items.push(Notice { error: false, text });
+    }
+}
+
+/// The session systems; views run after them.
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SessionSystems;
+
+/// Loads the scenario, steps it every frame, and handles [`SessionCommand`]s.
+pub struct SessionPlugin {
+    pub source: ScenarioSource,
+}
+
+impl Plugin for SessionPlugin {
+    fn build(&self, app: &mut App) {
+        let mut notices = Notices::default();
+        let session = match self
+            .source
+            .load()
+            .and_then(|s| Session::new(self.source.clone(), s))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                notices.error(format!("{e}"));
+                notices.info("opened the embedded default scenario instead");
+                let source = ScenarioSource::EmbeddedDefault;
+                let scenario = source.load().expect("the embedded scenario is valid");
+                Session::new(source, scenario).expect("the embedded scenario is valid")
+            }
+        };
+        app.insert_resource(session)
+            .insert_resource(notices)
+            .init_resource::<Playback>()
+            .add_message::<SessionCommand>()
+            .add_systems(
+                Update,
+                (handle_commands, advance).chain().in_set(SessionSystems),
+            );
+    }
+}
+
+fn handle_commands(
+    mut commands: MessageReader<SessionCommand>,
+    mut session: ResMut<Session>,
+    mut playback: ResMut<Playback>,
+    mut notices: ResMut<Notices>,
+) {
+    for command in commands.read() {
+        match command {
+            SessionCommand::Open(source) => match session.open(source.clone()) {
+                Ok(()) => {
+                    playback.target = 0.0;
+                    notices.info(format!("opened {}", session.scenario.path.display()));
+                }
+                Err(e) => notices.error(format!("{e}")),
+            },
+            SessionCommand::Apply => {
+                let mode = session.apply_mode;
+                match session.apply_draft() {
+                    Ok(()) => {
+                        playback.target = session.time();
+                        if mode == ApplyMode::Restart {
+                            notices.info("applied; the run restarted");
+                        }
+                    }
+                    Err(e) => notices.error(format!("not applied: {e}")),
+                }
+            }
+            SessionCommand::Reset => {
+                session.reset();
+                playback.target = 0.0;
+            }
+            SessionCommand::Step => {
+                let start = Instant::now();
+                let every = session.record_every;
+                for _ in 0..every {
+                    session.step();
+                }
+                playback.target = session.time();
+                playback.last_frame = FrameStats {
+                    steps: every,
+                    seconds: start.elapsed().as_secs_f64(),
+                    lagging: false,
+                };
+                session.update_kinematics();
+            }
+            SessionCommand::Export => {
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                let dir = PathBuf::from("results")
+                    .join(format!("{}-app-{stamp}", session.scenario.file.name));
+                match session.export(&dir) {
+                    Ok(files) => {
+                        notices.info(format!("wrote {} files to {}", files.len(), dir.display()))
+                    }
+                    Err(e) => notices.error(format!("export to {} failed: {e}", dir.display())),
+                }
+            }
+        }
+    }
+}
+
+/// Steps every variant in whole integrator steps up to the time the
+/// playback has reached: frame time x speed, independent of the frame rate.
+fn advance(time: Res<Time>, mut session: ResMut<Session>, mut playback: ResMut<Playback>) {
+    if !playback.running || session.finished() {
+        if session.finished() {
+            playback.running = false;
+        }
+        playback.last_frame = FrameStats::default();
+        return;
+    }
+    playback.target =
+        (playback.target + time.delta_secs_f64() * playback.speed).min(session.duration);
+    let start = Instant::now();
+    let mut stats = FrameStats::default();
+    let dt = session.dt;
+    while session.time() + 0.5 * dt <= playback.target && !session.finished() {
+        session.step();
+        stats.steps += 1;
+        if start.elapsed() > playback.budget {
+            stats.lagging = true;
+            playback.target = session.time();
+            break;
+        }
+    }
+    stats.seconds = start.elapsed().as_secs_f64();
+    playback.last_frame = stats;
+    session.update_kinematics();
+}

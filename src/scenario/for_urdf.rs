@@ -1,0 +1,133 @@
+//! A ready-to-run scenario for a URDF that comes without one (the app's
+//! "open URDF"): non-adaptive Slotine-Li tracking slow sinusoids around the
+//! middle of each joint's range, with C*, the classic (v x*) I factorization
+//! and, when the robot has three consecutive revolute joints, beta-torsion on
+//! those triples, side by side.
+
+use super::{
+    ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec, RobotSpec,
+    Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
+};
+use crate::control::{JointTerms, Reference, Sine};
+use crate::model::{Joint, Model, RootJoint};
+use std::path::Path;
+
+/// Largest amplitude of the generated reference (rad or m).
+const AMPLITUDE: f64 = 0.3;
+
+/// The generated scenario for `urdf` (fixed base).
+pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
+    let urdf = urdf.canonicalize().unwrap_or_else(|_| urdf.to_path_buf());
+    let model =
+        Model::from_urdf_file(&urdf, RootJoint::Fixed).map_err(|error| ScenarioError::Model {
+            file: urdf.clone(),
+            error,
+        })?;
+    let joints: Vec<JointTerms> = model
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let l = b.limits;
+            let (offset, amplitude) = if l.lower.is_finite() && l.upper.is_finite() {
+                (
+                    0.5 * (l.lower + l.upper),
+                    (0.25 * (l.upper - l.lower)).min(AMPLITUDE),
+                )
+            } else {
+                (0.0, AMPLITUDE)
+            };
+            JointTerms {
+                offset,
+                rate: 0.0,
+                sines: vec![Sine {
+                    amplitude,
+                    frequency: 1.0 + 0.2 * i as f64,
+                    phase: i as f64,
+                }],
+            }
+        })
+        .collect();
+    // Start on the reference: q_d(0) = offset + sum of a sin(phi).
+    let q0 = joints
+        .iter()
+        .map(|j| {
+            j.offset
+                + j.sines
+                    .iter()
+                    .map(|s| s.amplitude * s.phase.sin())
+                    .sum::<f64>()
+        })
+        .collect();
+    let reference = Reference::Terms { joints };
+    let revolute: Vec<usize> = model
+        .bodies
+        .iter()
+        .filter(|b| matches!(b.joint, Joint::Revolute { .. }))
+        .map(|b| b.v_index)
+        .collect();
+    let triples: Vec<[usize; 3]> = revolute.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+    let mut variants = vec![
+        variant("c_star", FactorizationSpec::Christoffel),
+        variant("classic", FactorizationSpec::Classic),
+    ];
+    if !triples.is_empty() {
+        variants.push(variant(
+            "torsion_beta_1",
+            FactorizationSpec::Torsion {
+                beta: 1.0,
+                beta_gradient: Vec::new(),
+                triples: Some(triples),
+            },
+        ));
+    }
+    let stem = urdf
+        .file_stem()
+        .map(|s| s.to_string_lossy().replace(['.', ' '], "_"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "robot".into());
+    let file = ScenarioFile {
+        name: stem,
+        description: format!(
+            "Generated for {}: Slotine-Li tracking sinusoids, C* vs classic vs torsion",
+            urdf.display()
+        ),
+        robot: RobotSpec {
+            urdf: Some(urdf.clone()),
+            builtin: None,
+            root: "fixed".into(),
+            gravity: [0.0, 0.0, -9.81],
+            mass: None,
+            masses: None,
+            lengths: None,
+            payload: None,
+        },
+        estimate: EstimateSpec::default(),
+        controller: ControllerSpec::SlotineLi {
+            lambda: Gain::All(5.0),
+            kd: Gain::All(10.0),
+            adaptation: false,
+            gamma: Gain::All(1.0),
+            bounds: None,
+        },
+        factorization: FactorizationSpec::Christoffel,
+        reference,
+        initial: InitialSpec {
+            q: Some(q0),
+            v: None,
+        },
+        simulation: SimulationSpec::default(),
+        variants,
+        output: OutputSpec::default(),
+    };
+    Scenario::from_file(file, urdf.with_extension("urdf (generated scenario)"))
+}
+
+fn variant(name: &str, factorization: FactorizationSpec) -> VariantSpec {
+    VariantSpec {
+        name: name.into(),
+        factorization: Some(factorization),
+        controller: None,
+        estimate: None,
+    }
+}
