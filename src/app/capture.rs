@@ -80,18 +80,23 @@ fn take_screenshots(
     }
 }
 
-/// The screen rectangle (physical pixels: x0, y0, x1, y1) covered by the
-/// robots' bounding boxes, and how many parts are stand-ins.
-fn robot_on_screen(
+/// Per variant, the screen rectangle (physical pixels: x0, y0, x1, y1)
+/// covered by its robot's bounding boxes; and how many parts there are and
+/// how many of them are stand-ins.
+fn robots_on_screen(
     parts: &Query<(&RobotPart, &GlobalTransform, Option<&Aabb>)>,
     camera: (&Camera, &GlobalTransform),
     scale: f32,
-) -> (Option<[f32; 4]>, usize, usize) {
-    let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+    variants: usize,
+) -> (Vec<Option<[f32; 4]>>, usize, usize) {
+    let mut bounds = vec![(Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)); variants];
     let (mut count, mut fallbacks) = (0, 0);
     for (part, transform, aabb) in parts {
         count += 1;
         fallbacks += usize::from(part.fallback);
+        let Some((lo, hi)) = bounds.get_mut(part.variant) else {
+            continue;
+        };
         let (centre, half) = aabb.map_or((Vec3::ZERO, Vec3::ZERO), |a| {
             (Vec3::from(a.center), Vec3::from(a.half_extents))
         });
@@ -103,13 +108,16 @@ fn robot_on_screen(
             );
             let world = transform.transform_point(centre + sign * half);
             if let Ok(p) = camera.0.world_to_viewport(camera.1, world) {
-                lo = lo.min(p * scale);
-                hi = hi.max(p * scale);
+                *lo = lo.min(p * scale);
+                *hi = hi.max(p * scale);
             }
         }
     }
-    let rect = (lo.x <= hi.x).then_some([lo.x, lo.y, hi.x, hi.y]);
-    (rect, count, fallbacks)
+    let rects = bounds
+        .into_iter()
+        .map(|(lo, hi)| (lo.x <= hi.x).then_some([lo.x, lo.y, hi.x, hi.y]))
+        .collect();
+    (rects, count, fallbacks)
 }
 
 /// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
@@ -120,9 +128,10 @@ fn png_complete(path: &std::path::Path) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn scripted_capture(
     mut capture: ResMut<ScriptedCapture>,
-    time: Res<Time>,
+    time: Res<Time<Real>>,
     playback: Res<Playback>,
     session: Res<Session>,
+    notices: Res<Notices>,
     parts: Query<(&RobotPart, &GlobalTransform, Option<&Aabb>)>,
     cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
     window: Query<&Window, With<PrimaryWindow>>,
@@ -150,19 +159,20 @@ fn scripted_capture(
         let size = window
             .single()
             .map_or([0, 0], |w| [w.physical_width(), w.physical_height()]);
-        let (rect, count, fallbacks) = match cameras.single() {
-            Ok(camera) => robot_on_screen(&parts, camera, scale),
-            Err(_) => (None, 0, 0),
+        let (rects, count, fallbacks) = match cameras.single() {
+            Ok(camera) => robots_on_screen(&parts, camera, scale, session.variants.len()),
+            Err(_) => (Vec::new(), 0, 0),
         };
         let m = f64::from(capture.measured.max(1));
         let report = serde_json::json!({
             "frames": frames,
             "window_px": size,
-            "robot_rect_px": rect,
+            "robot_rects_px": rects,
             "robot_parts": count,
             "fallback_parts": fallbacks,
             "variants": session.variants.len(),
             "scenario": session.scenario.file.name,
+            "messages": notices.items.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
             "simulated_time_s": session.time(),
             "measured_frames": capture.measured,
             "mean_frame_ms": 1e3 * capture.frame_seconds / m,

@@ -53,9 +53,13 @@ impl ViewLayout {
     }
 }
 
-/// A core transform as Bevy's (f64 to f32, same axes).
+/// A core transform as Bevy's (f64 to f32, same axes). The quaternion
+/// comes from a closed formula (no iteration, so a non-finite rotation
+/// cannot hang it).
 pub fn to_bevy(x: &spatial::Transform) -> Transform {
-    let q = nalgebra::UnitQuaternion::from_matrix(&x.rot);
+    let q = nalgebra::UnitQuaternion::from_rotation_matrix(
+        &nalgebra::Rotation3::from_matrix_unchecked(x.rot),
+    );
     Transform {
         translation: point(&x.trans),
         rotation: Quat::from_xyzw(q.i as f32, q.j as f32, q.k as f32, q.w as f32),

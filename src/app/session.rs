@@ -301,10 +301,13 @@ impl Session {
         }
     }
 
-    /// Forward kinematics of every variant at its current state.
+    /// Forward kinematics of every variant at its current state (a
+    /// diverged variant keeps its last finite pose).
     pub fn update_kinematics(&mut self) {
         for v in &mut self.variants {
-            forward_kinematics(&v.sim.plant, &mut v.kinematics, &v.sim.q);
+            if v.sim.q.iter().all(|x| x.is_finite()) {
+                forward_kinematics(&v.sim.plant, &mut v.kinematics, &v.sim.q);
+            }
         }
     }
 

@@ -163,12 +163,13 @@ fn rod(frame: usize, a: Vec3, b: Vec3) -> Option<VisualPart> {
             radius: ROD_RADIUS,
             length: d.norm(),
         },
-        fallback: true,
+        fallback: false,
     })
 }
 
-/// Simple shapes for a model without visuals: a sphere at every massive
-/// body's centre of mass and rods to its children and other frames.
+/// Simple shapes for a model without visuals (the look of the built-in
+/// systems): a sphere at every massive body's centre of mass and rods to
+/// its children and other frames.
 pub fn stick_figure(model: &Model) -> Vec<VisualPart> {
     let mut parts = Vec::new();
     let body_frame = |b: usize| {
@@ -187,7 +188,7 @@ pub fn stick_figure(model: &Model) -> Vec<VisualPart> {
                 shape: Shape::Sphere {
                     radius: sphere_radius(mass).max(0.06),
                 },
-                fallback: true,
+                fallback: false,
             });
         }
         let children = model
@@ -219,11 +220,20 @@ pub fn robot_visuals(model: &Model, urdf: Option<&Path>, cache: &mut MeshCache) 
             warnings: Vec::new(),
         };
     };
+    let stand_in = || -> Vec<VisualPart> {
+        stick_figure(model)
+            .into_iter()
+            .map(|p| VisualPart {
+                fallback: true,
+                ..p
+            })
+            .collect()
+    };
     let robot = match urdf_rs::read_file(urdf) {
         Ok(r) => r,
         Err(e) => {
             return RobotVisuals {
-                parts: stick_figure(model),
+                parts: stand_in(),
                 warnings: vec![format!("{}: no visuals ({e})", urdf.display())],
             }
         }
@@ -288,7 +298,7 @@ pub fn robot_visuals(model: &Model, urdf: Option<&Path>, cache: &mut MeshCache) 
         }
     }
     if out.parts.is_empty() {
-        out.parts = stick_figure(model);
+        out.parts = stand_in();
     }
     out
 }

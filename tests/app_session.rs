@@ -1,0 +1,352 @@
+//! The app's plugins without a window (Bevy's MinimalPlugins, time advanced
+//! by hand): fixed steps decoupled from the frame rate, variants in step,
+//! live edits acting from the next step through the same simulation code,
+//! robots placed from the simulation's kinematics, bad input reported.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use bevy::asset::AssetPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
+use passivity_lab::app::robot_view::{RobotPart, RobotViewPlugin, ViewLayout};
+use passivity_lab::app::session::{
+    ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
+};
+use passivity_lab::scenario::{FactorizationSpec, Scenario};
+use std::time::Duration;
+
+fn app(source: ScenarioSource, frame: f64) -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(SessionPlugin { source })
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            frame,
+        )));
+    app
+}
+
+fn scenario(name: &str) -> ScenarioSource {
+    ScenarioSource::Scenario(common::repo_path(&format!("scenarios/{name}.toml")))
+}
+
+fn session(app: &App) -> &Session {
+    app.world().resource::<Session>()
+}
+
+/// Updates until the session has reached `t` seconds.
+fn run_until(app: &mut App, t: f64) {
+    while session(app).time() < t {
+        app.update();
+    }
+}
+
+#[test]
+fn steps_are_whole_and_follow_the_clock() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    for _ in 0..45 {
+        app.update();
+    }
+    let s = session(&app);
+    let elapsed = app.world().resource::<Time<Virtual>>().elapsed_secs_f64();
+    assert!(elapsed > 0.7, "the clock ran: {elapsed}");
+    assert!(
+        (s.time() - elapsed).abs() <= s.dt,
+        "simulated {} s after {elapsed} s at speed 1",
+        s.time()
+    );
+    for v in &s.variants {
+        assert!(
+            (v.sim.t - s.time()).abs() < 1e-9,
+            "{}: {} vs {}",
+            v.name,
+            v.sim.t,
+            s.time()
+        );
+    }
+    // Twice the speed: twice the simulated time per frame.
+    let before = session(&app).time();
+    app.world_mut().resource_mut::<Playback>().speed = 2.0;
+    for _ in 0..30 {
+        app.update();
+    }
+    let advanced = session(&app).time() - before;
+    assert!(
+        (advanced - 1.0).abs() <= 2.0 * session(&app).dt,
+        "{advanced}"
+    );
+}
+
+#[test]
+fn the_trajectory_does_not_depend_on_the_frame_rate() {
+    let mut slow = app(ScenarioSource::EmbeddedDefault, 1.0 / 24.0);
+    let mut fast = app(ScenarioSource::EmbeddedDefault, 1.0 / 144.0);
+    run_until(&mut slow, 1.0);
+    run_until(&mut fast, 1.0);
+    let (a, b) = (session(&slow), session(&fast));
+    let common = a.variants[0].samples.len().min(b.variants[0].samples.len());
+    assert!(common > 90, "{common} samples in common");
+    for (va, vb) in a.variants.iter().zip(&b.variants) {
+        for k in 0..common {
+            assert_eq!(va.samples[k], vb.samples[k], "{} sample {k}", va.name);
+        }
+    }
+}
+
+#[test]
+fn variants_stay_in_step() {
+    let mut app = app(scenario("panda_adaptive_payload"), 1.0 / 30.0);
+    run_until(&mut app, 0.3);
+    let s = session(&app);
+    assert_eq!(s.variants.len(), 3);
+    let n = s.variants[0].samples.len();
+    for v in &s.variants {
+        assert_eq!(v.samples.len(), n, "{}", v.name);
+        assert_eq!(v.task.len(), n, "{}", v.name);
+        assert_eq!(
+            v.samples.last().unwrap().t,
+            s.variants[0].samples.last().unwrap().t
+        );
+        assert!(v.divergence.is_none());
+    }
+    // Paused: nothing moves.
+    let t = s.time();
+    app.world_mut().resource_mut::<Playback>().running = false;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(session(&app).time(), t);
+}
+
+#[test]
+fn a_factorization_change_acts_from_the_next_step() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    run_until(&mut app, 1.0);
+    app.world_mut().resource_mut::<Playback>().running = false;
+    // Before: the torsion variant. Switch it to C*.
+    let (before, steps_before, mut draft, path) = {
+        let s = session(&app);
+        assert_eq!(s.variants[1].sim.controller.factorization.name(), "torsion");
+        (
+            s.variants[1].sim.clone(),
+            s.steps,
+            s.draft.clone(),
+            s.scenario.path.clone(),
+        )
+    };
+    draft.variants[1].factorization = Some(FactorizationSpec::Christoffel);
+    app.world_mut().resource_mut::<Session>().draft = draft.clone();
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.world_mut().resource_mut::<Playback>().running = true;
+    for _ in 0..30 {
+        app.update();
+    }
+    let s = session(&app);
+    assert_eq!(
+        s.variants[1].sim.controller.factorization.name(),
+        "christoffel"
+    );
+    assert_eq!(s.edits.len(), 1, "{:?}", s.edits);
+    assert!(
+        s.edits[0].1.contains("torsion_beta_minus_5"),
+        "{:?}",
+        s.edits
+    );
+    // The same change made by hand on the headless simulation.
+    let mut expected = Scenario::from_file(draft, path)
+        .unwrap()
+        .variants()
+        .unwrap()[1]
+        .simulation
+        .clone();
+    assert!(expected.continue_from(&before));
+    for _ in steps_before..s.steps {
+        expected.step().unwrap();
+    }
+    assert_eq!(expected.q, s.variants[1].sim.q);
+    assert_eq!(expected.v, s.variants[1].sim.v);
+    // And the change matters: the untouched run would be elsewhere.
+    let mut untouched = before;
+    for _ in steps_before..s.steps {
+        untouched.step().unwrap();
+    }
+    assert_ne!(untouched.q, s.variants[1].sim.q);
+}
+
+#[test]
+fn restart_mode_starts_over_with_the_new_settings() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    run_until(&mut app, 0.5);
+    let generation = session(&app).generation;
+    {
+        let mut s = app.world_mut().resource_mut::<Session>();
+        s.apply_mode = ApplyMode::Restart;
+        s.draft.variants[1].factorization = Some(FactorizationSpec::Torsion {
+            beta: -2.0,
+            beta_gradient: Vec::new(),
+            triples: None,
+        });
+    }
+    app.world_mut().resource_mut::<Playback>().running = false;
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.update();
+    let s = session(&app);
+    assert_eq!(s.time(), 0.0);
+    assert_eq!(s.generation, generation + 1);
+    assert_eq!(s.variants[0].samples.len(), 1);
+    assert_eq!(
+        s.scenario.file.variants[1].factorization,
+        Some(FactorizationSpec::Torsion {
+            beta: -2.0,
+            beta_gradient: Vec::new(),
+            triples: None
+        })
+    );
+}
+
+#[test]
+fn bad_input_is_reported_and_the_session_stays() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    app.update();
+    let dir = std::env::temp_dir().join(format!("pl-app-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = dir.join("broken.urdf");
+    std::fs::write(&urdf, "<robot name=\"r\"><link name=\"a\"/><joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"nowhere\"/></joint></robot>").unwrap();
+    for source in [
+        ScenarioSource::Scenario(dir.join("no_such_file.toml")),
+        ScenarioSource::Urdf(urdf.clone()),
+    ] {
+        app.world_mut().write_message(SessionCommand::Open(source));
+        app.update();
+    }
+    // Torsion needs three speeds (seed 001 Cor. III.2): refused on the planar arm.
+    app.world_mut()
+        .write_message(SessionCommand::Open(scenario("planar_arm")));
+    app.update();
+    {
+        let mut s = app.world_mut().resource_mut::<Session>();
+        s.draft.factorization = FactorizationSpec::Torsion {
+            beta: 1.0,
+            beta_gradient: Vec::new(),
+            triples: None,
+        };
+        s.draft.variants.clear();
+    }
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.update();
+    let s = session(&app);
+    assert_eq!(
+        s.scenario.file.name, "planar_arm",
+        "the good scenario stays"
+    );
+    let errors: Vec<String> = app
+        .world()
+        .resource::<Notices>()
+        .items
+        .iter()
+        .filter(|n| n.error)
+        .map(|n| n.text.clone())
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert!(errors[0].contains("no_such_file.toml"), "{}", errors[0]);
+    assert!(
+        errors[1].contains("broken.urdf") && errors[1].contains("nowhere"),
+        "{}",
+        errors[1]
+    );
+    assert!(errors[2].contains("not applied"), "{}", errors[2]);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_urdf_without_scenario_gets_one() {
+    let urdf = common::repo_path(
+        "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf",
+    );
+    let mut app = app(ScenarioSource::Urdf(urdf), 1.0 / 30.0);
+    run_until(&mut app, 1.0);
+    let s = session(&app);
+    let names: Vec<&str> = s.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["c_star", "classic", "torsion_beta_1"]);
+    for v in &s.variants {
+        assert!(v.divergence.is_none());
+        let e = v.samples.last().unwrap().lyapunov.e_norm;
+        assert!(e < 0.05, "{}: tracking error {e}", v.name);
+    }
+    assert!(app.world().resource::<Notices>().items.is_empty());
+}
+
+#[test]
+fn robots_are_placed_by_the_simulation_kinematics() {
+    let mut app = app(scenario("panda_adaptive_payload"), 1.0 / 30.0);
+    app.add_plugins(AssetPlugin::default())
+        .init_asset::<Mesh>()
+        .init_asset::<StandardMaterial>()
+        .add_plugins(RobotViewPlugin);
+    run_until(&mut app, 0.5);
+    app.update();
+    let layout = app.world().resource::<ViewLayout>().clone();
+    let parts: Vec<(RobotPart, Transform)> = app
+        .world_mut()
+        .query::<(&RobotPart, &Transform)>()
+        .iter(app.world())
+        .map(|(p, t)| (p.clone(), *t))
+        .collect();
+    assert_eq!(parts.len(), 33, "11 meshes x 3 variants");
+    let s = session(&app);
+    for (part, transform) in &parts {
+        let v = &s.variants[part.variant];
+        let mut ws = Workspace::new(&v.sim.plant);
+        forward_kinematics(&v.sim.plant, &mut ws, &v.sim.q);
+        let x = frame_placement(&v.sim.plant, &ws, part.frame).compose(&part.origin);
+        let offset = layout.offset(part.variant, s.variants.len());
+        for r in 0..3 {
+            let want = x.trans[r] as f32 + offset[r];
+            assert!(
+                (transform.translation[r] - want).abs() < 1e-5,
+                "part of variant {} on frame {}: {} vs {want}",
+                part.variant,
+                part.frame,
+                transform.translation[r]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_diverging_variant_stops_and_the_others_go_on() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 30.0);
+    app.update();
+    {
+        // K_D = 1e7 on a 1 kg mass with 1 ms RK4 steps: far outside the
+        // stability region, the first variant blows up.
+        let mut s = app.world_mut().resource_mut::<Session>();
+        s.apply_mode = ApplyMode::Restart;
+        s.draft.variants[0].controller = Some(passivity_lab::scenario::ControllerSpec::SlotineLi {
+            lambda: passivity_lab::scenario::Gain::All(1.0),
+            kd: passivity_lab::scenario::Gain::All(1e7),
+            adaptation: false,
+            gamma: passivity_lab::scenario::Gain::All(1.0),
+            bounds: None,
+        });
+    }
+    app.world_mut().write_message(SessionCommand::Apply);
+    run_until(&mut app, 0.5);
+    let s = session(&app);
+    let d = s.variants[0]
+        .divergence
+        .as_ref()
+        .expect("variant 0 diverged");
+    assert!(d.time < 0.1, "{d}");
+    assert!(s.variants[1].divergence.is_none());
+    assert!((s.variants[1].sim.t - s.time()).abs() < 1e-9);
+    assert!(s.variants[0]
+        .samples
+        .iter()
+        .all(|x| x.q.iter().all(|q| q.is_finite())));
+    let placements = &s.variants[0].kinematics.placements;
+    assert!(placements
+        .iter()
+        .all(|x| x.trans.iter().all(|p| p.is_finite())));
+}

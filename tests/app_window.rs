@@ -1,0 +1,171 @@
+//! The desktop app in a real window: every shipped scenario opens, renders,
+//! saves a screenshot that is not blank and shows the robots where the app
+//! says they are, and the app exits cleanly. Needs a display; CI runs it
+//! under Xvfb with software Vulkan:
+//!
+//!     xvfb-run -a -s "-screen 0 1440x900x24" cargo test --test app_window -- --ignored
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// An RGB(A) screenshot.
+struct Image {
+    width: usize,
+    height: usize,
+    channels: usize,
+    pixels: Vec<u8>,
+}
+
+impl Image {
+    fn read(path: &Path) -> Image {
+        let file = std::io::BufReader::new(std::fs::File::open(path).expect("screenshot"));
+        let mut reader = png::Decoder::new(file).read_info().expect("a PNG");
+        let mut pixels = vec![0; reader.output_buffer_size().expect("size")];
+        let info = reader.next_frame(&mut pixels).expect("PNG data");
+        pixels.truncate(info.buffer_size());
+        Image {
+            width: info.width as usize,
+            height: info.height as usize,
+            channels: info.color_type.samples(),
+            pixels,
+        }
+    }
+
+    fn rgb(&self, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * self.width + x) * self.channels;
+        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]]
+    }
+
+    /// Standard deviation of the grey level over the whole image.
+    fn grey_deviation(&self) -> f64 {
+        let grey: Vec<f64> = (0..self.height)
+            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+            .map(|(x, y)| self.rgb(x, y).iter().map(|&c| f64::from(c)).sum::<f64>() / 3.0)
+            .collect();
+        let mean = grey.iter().sum::<f64>() / grey.len() as f64;
+        (grey.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / grey.len() as f64).sqrt()
+    }
+
+    /// Fraction of the pixels in `rect` brighter than the dark background
+    /// and the faint grid (any channel above 110 of 255).
+    fn bright_fraction(&self, rect: [f64; 4]) -> f64 {
+        let x0 = rect[0].max(0.0) as usize;
+        let y0 = rect[1].max(0.0) as usize;
+        let x1 = (rect[2].max(0.0) as usize).min(self.width - 1);
+        let y1 = (rect[3].max(0.0) as usize).min(self.height - 1);
+        let (mut all, mut bright) = (0usize, 0usize);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                all += 1;
+                bright += usize::from(self.rgb(x, y).iter().any(|&c| c > 110));
+            }
+        }
+        bright as f64 / all.max(1) as f64
+    }
+}
+
+fn capture(open: Option<&Path>, name: &str) -> (Image, serde_json::Value) {
+    // Kept after the run, for a look at what the app showed.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join(format!("{name}.png"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_passivity-lab"));
+    cmd.arg("gui");
+    if let Some(p) = open {
+        cmd.arg(p);
+    }
+    let out = cmd
+        .args(["--frames", "30", "--screenshot"])
+        .arg(&shot)
+        .current_dir(common::repo_path(""))
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{name}: the app failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shot.with_extension("json")).unwrap())
+            .unwrap();
+    let image = Image::read(&shot);
+    eprintln!("{name}: {report}");
+    (image, report)
+}
+
+fn check(open: Option<&Path>, name: &str, variants: usize) {
+    let (image, report) = capture(open, name);
+    let size = &report["window_px"];
+    assert_eq!(image.width as u64, size[0].as_u64().unwrap(), "{name}");
+    assert_eq!(image.height as u64, size[1].as_u64().unwrap(), "{name}");
+    assert!(
+        image.grey_deviation() > 10.0,
+        "{name}: the screenshot is blank"
+    );
+    assert_eq!(report["variants"].as_u64(), Some(variants as u64), "{name}");
+    assert_eq!(report["fallback_parts"].as_u64(), Some(0), "{name}");
+    let rects = report["robot_rects_px"].as_array().unwrap();
+    assert_eq!(rects.len(), variants, "{name}");
+    for (i, r) in rects.iter().enumerate() {
+        let r: Vec<f64> = r
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: robot {i} is not on screen"))
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            r[2] > 0.0 && r[0] < image.width as f64 && r[3] > 0.0 && r[1] < image.height as f64,
+            "{name}: robot {i} is off the window: {r:?}"
+        );
+        // A rendered robot fills much of its bounding rectangle; an empty
+        // stage (background, grid, thin trails) fills a few per cent.
+        let fill = image.bright_fraction([r[0], r[1], r[2], r[3]]);
+        assert!(
+            fill > 0.2,
+            "{name}: robot {i} is not drawn ({fill:.2} of {r:?})"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
+fn every_shipped_scenario_renders_its_robots() {
+    check(None, "embedded_default", 2);
+    let scenarios: Vec<PathBuf> = std::fs::read_dir(common::repo_path("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    assert!(scenarios.len() >= 4);
+    for path in scenarios {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let variants = text.matches("[[variants]]").count().max(1);
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        check(Some(&path), &name, variants);
+    }
+}
+
+#[test]
+#[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
+fn a_broken_scenario_opens_the_default_with_a_message() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("broken.toml");
+    std::fs::write(
+        &bad,
+        "name = \"broken\"\n[robot]\nurdf = \"missing.urdf\"\n",
+    )
+    .unwrap();
+    let (image, report) = capture(Some(&bad), "broken");
+    assert_eq!(report["scenario"], "point_mass_torsion");
+    let messages = report["messages"].to_string();
+    assert!(
+        messages.contains("broken.toml") && messages.contains("missing field"),
+        "{messages}"
+    );
+    assert!(image.grey_deviation() > 10.0);
+}
