@@ -50,17 +50,29 @@ fn law_of(spec: &ControllerSpec) -> &'static str {
     }
 }
 
-/// The control law and its gains.
-pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> bool {
-    let mut law = law_of(spec);
-    let label = LAWS.iter().find(|l| l.0 == law).map_or("", |l| l.1);
-    egui::ComboBox::from_id_salt(("law", id))
+/// A combo box over `(key, label)` options; returns the key chosen (the
+/// current one unless the user picked another).
+fn choose(
+    ui: &mut egui::Ui,
+    id: (&str, &str),
+    options: &[(&'static str, &'static str)],
+    current: &'static str,
+) -> &'static str {
+    let mut chosen = current;
+    let label = options.iter().find(|o| o.0 == current).map_or("", |o| o.1);
+    egui::ComboBox::from_id_salt(id)
         .selected_text(label)
         .show_ui(ui, |ui| {
-            for (key, name) in LAWS {
-                ui.selectable_value(&mut law, key, name);
+            for &(key, name) in options {
+                ui.selectable_value(&mut chosen, key, name);
             }
         });
+    chosen
+}
+
+/// The control law and its gains.
+pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> bool {
+    let law = choose(ui, ("law", id), &LAWS, law_of(spec));
     let mut changed = false;
     if law != law_of(spec) {
         changed = true;
@@ -128,18 +140,7 @@ fn kind_of(spec: &FactorizationSpec) -> &'static str {
 
 /// The Coriolis factorization, with a slider for beta.
 pub fn factorization(ui: &mut egui::Ui, id: &str, spec: &mut FactorizationSpec) -> bool {
-    let mut kind = kind_of(spec);
-    let label = FACTORIZATIONS
-        .iter()
-        .find(|f| f.0 == kind)
-        .map_or("", |f| f.1);
-    egui::ComboBox::from_id_salt(("factorization", id))
-        .selected_text(label)
-        .show_ui(ui, |ui| {
-            for (key, name) in FACTORIZATIONS {
-                ui.selectable_value(&mut kind, key, name);
-            }
-        });
+    let kind = choose(ui, ("factorization", id), &FACTORIZATIONS, kind_of(spec));
     let mut changed = false;
     if kind != kind_of(spec) {
         changed = true;

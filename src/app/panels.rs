@@ -53,6 +53,31 @@ pub struct PanelState {
     path: String,
 }
 
+/// Shows a resizable, scrolling side panel the height of the window and
+/// returns its width (logical pixels).
+pub fn show_side_panel(
+    ctx: &egui::Context,
+    root_id: &str,
+    panel: egui::Panel,
+    contents: impl FnOnce(&mut egui::Ui),
+) -> f32 {
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        egui::Id::new(root_id),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    panel
+        .resizable(true)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, contents);
+        })
+        .response
+        .rect
+        .width()
+}
+
 fn left_panel(
     mut contexts: EguiContexts,
     mut s: SessionAccess,
@@ -60,30 +85,19 @@ fn left_panel(
     mut margins: ResMut<PanelMargins>,
     mut state: Local<PanelState>,
 ) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let mut root = egui::Ui::new(
-        ctx.clone(),
-        "left root".into(),
-        egui::UiBuilder::new()
-            .layer_id(egui::LayerId::background())
-            .max_rect(ctx.viewport_rect()),
+    let width = show_side_panel(
+        contexts.ctx_mut()?,
+        "left root",
+        egui::Panel::left("controls").default_size(330.0),
+        |ui| {
+            scenario_section(ui, &mut s, &mut state);
+            playback_section(ui, &mut s);
+            variants_section(ui, &mut s);
+            mismatch_section(ui, &mut s);
+            view_section(ui, &mut s, &mut view);
+            output_section(ui, &mut s);
+        },
     );
-    let width = egui::Panel::left("controls")
-        .resizable(true)
-        .default_size(330.0)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                scenario_section(ui, &mut s, &mut state);
-                playback_section(ui, &mut s);
-                variants_section(ui, &mut s);
-                mismatch_section(ui, &mut s);
-                view_section(ui, &mut s, &mut view);
-                output_section(ui, &mut s);
-            });
-        })
-        .response
-        .rect
-        .width();
     if margins.left != width {
         margins.left = width;
     }

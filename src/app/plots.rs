@@ -5,6 +5,7 @@
 //! seconds or show the whole run. Applied live edits are marked.
 
 use super::camera::PanelMargins;
+use super::panels::show_side_panel;
 use super::session::{LiveVariant, Session};
 use super::variant_color32;
 use crate::sim::Sample;
@@ -100,25 +101,12 @@ fn right_panel(
     mut settings: ResMut<PlotSettings>,
     mut margins: ResMut<PanelMargins>,
 ) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let mut root = egui::Ui::new(
-        ctx.clone(),
-        "right root".into(),
-        egui::UiBuilder::new()
-            .layer_id(egui::LayerId::background())
-            .max_rect(ctx.viewport_rect()),
+    let width = show_side_panel(
+        contexts.ctx_mut()?,
+        "right root",
+        egui::Panel::right("plots").default_size(420.0),
+        |ui| plots(ui, &session, &mut settings),
     );
-    let width = egui::Panel::right("plots")
-        .resizable(true)
-        .default_size(420.0)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                plots(ui, &session, &mut settings);
-            });
-        })
-        .response
-        .rect
-        .width();
     if margins.right != width {
         margins.right = width;
     }

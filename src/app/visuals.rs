@@ -131,7 +131,7 @@ pub fn resolve_mesh_path(filename: &str, urdf: &Path) -> Option<PathBuf> {
 /// Density of the stand-in spheres (water), kg/m^3.
 const DENSITY: f64 = 1000.0;
 /// Radius of the rods between joints, m.
-const ROD_RADIUS: f64 = 0.012;
+const ROD_RADIUS: f64 = 0.02;
 
 /// Radius of a sphere of `mass` at [`DENSITY`], kept visible.
 fn sphere_radius(mass: f64) -> f64 {
