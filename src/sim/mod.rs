@@ -5,6 +5,10 @@
 //! of the integrated state. A state that stops being finite or blows up ends
 //! the run with a [`Divergence`]; what was recorded stays available.
 
+mod rapier_plant;
+
+pub use rapier_plant::{RapierPlant, RapierPlantError};
+
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
 use crate::control::{ControlLaw, Controller, Lyapunov};
 use crate::model::Model;
