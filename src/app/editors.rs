@@ -28,6 +28,25 @@ pub fn gain(ui: &mut egui::Ui, label: &str, gain: &mut Gain) -> bool {
     changed
 }
 
+/// A time window: the whole run (None) or the last `range` seconds.
+pub fn time_window(
+    ui: &mut egui::Ui,
+    window: &mut Option<f64>,
+    default: f64,
+    range: std::ops::RangeInclusive<f64>,
+) {
+    let mut whole = window.is_none();
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut whole, "whole run");
+        if whole {
+            *window = None;
+        } else {
+            let w = window.get_or_insert(default);
+            ui.add(egui::Slider::new(w, range).text("s shown"));
+        }
+    });
+}
+
 /// The first value of a gain (to carry it over when the law changes).
 fn first(g: &Gain) -> f64 {
     match g {

@@ -310,16 +310,7 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
             let trails = &mut *view.trails;
             ui.checkbox(&mut trails.show, "end-effector trails");
             ui.checkbox(&mut trails.show_desired, "desired path FK(q_d)");
-            let mut whole = trails.window.is_none();
-            ui.horizontal(|ui| {
-                ui.checkbox(&mut whole, "whole run");
-                if whole {
-                    trails.window = None;
-                } else {
-                    let w = trails.window.get_or_insert(2.0);
-                    ui.add(egui::Slider::new(w, 0.2..=20.0).text("s"));
-                }
-            });
+            editors::time_window(ui, &mut trails.window, 2.0, 0.2..=20.0);
             ui.separator();
             let task = &mut *view.task;
             ui.label(format!("End effector: {}", view.readout.frame_name));

@@ -115,16 +115,7 @@ fn right_panel(
 
 fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
     let n = session.plant().nv;
-    let mut whole = settings.window.is_none();
-    ui.horizontal(|ui| {
-        ui.checkbox(&mut whole, "whole run");
-        if whole {
-            settings.window = None;
-        } else {
-            let w = settings.window.get_or_insert(5.0);
-            ui.add(egui::Slider::new(w, 0.5..=30.0).text("s shown"));
-        }
-    });
+    super::editors::time_window(ui, &mut settings.window, 5.0, 0.5..=30.0);
     let since = settings
         .window
         .map_or(f64::NEG_INFINITY, |w| session.time() - w);
