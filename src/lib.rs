@@ -2,7 +2,7 @@
 //! passivity-based control of robots loaded from URDF.
 //!
 //! Layers (dependencies point down): `app` (feature `gui`) -> `scenario`
-//! -> `sim` -> `control` -> `factorization` -> `algorithms` -> `model` ->
+//! -> `sim` (-> `geometry`) -> `control` -> `factorization` -> `algorithms` -> `model` ->
 //! `spatial`.
 
 pub mod algorithms;
@@ -11,6 +11,7 @@ pub mod app;
 pub mod control;
 pub mod eval;
 pub mod factorization;
+pub mod geometry;
 pub mod io;
 pub mod model;
 pub mod scenario;

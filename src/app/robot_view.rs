@@ -57,12 +57,10 @@ impl ViewLayout {
 /// comes from a closed formula (no iteration, so a non-finite rotation
 /// cannot hang it).
 pub fn to_bevy(x: &spatial::Transform) -> Transform {
-    let q = nalgebra::UnitQuaternion::from_rotation_matrix(
-        &nalgebra::Rotation3::from_matrix_unchecked(x.rot),
-    );
+    let [qx, qy, qz, qw] = spatial::matrix_to_quaternion(&x.rot);
     Transform {
         translation: point(&x.trans),
-        rotation: Quat::from_xyzw(q.i as f32, q.j as f32, q.k as f32, q.w as f32),
+        rotation: Quat::from_xyzw(qx as f32, qy as f32, qz as f32, qw as f32),
         scale: Vec3::ONE,
     }
 }

@@ -147,6 +147,7 @@ impl LiveVariant {
             wall_time: self.wall_time,
             simulated_time: self.samples.last().map_or(0.0, |s| s.t),
             true_parameters: self.sim.true_parameters().to_vec(),
+            contact: self.sim.contact_stats(),
         }
     }
 }

@@ -5,44 +5,12 @@
 //! of mass (water density) and a rod to each child joint. Free of Bevy, so
 //! it is tested without a window.
 
+pub use crate::geometry::{MeshCache, MeshData, Shape};
+
+use crate::geometry::{urdf_shapes, GeometryKind};
 use crate::model::Model;
-use crate::spatial::{rpy_to_matrix, Mat3, Transform, Vec3};
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-/// A triangle mesh in the units of its file (scaled by the part).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MeshData {
-    pub positions: Vec<[f32; 3]>,
-    /// Per-vertex normals when the file has them for every vertex.
-    pub normals: Option<Vec<[f32; 3]>>,
-    pub indices: Vec<u32>,
-}
-
-/// A shape in its part's frame (cylinders and capsules along z, centred).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Shape {
-    Mesh {
-        path: PathBuf,
-        data: Arc<MeshData>,
-        scale: [f64; 3],
-    },
-    Box {
-        size: [f64; 3],
-    },
-    Cylinder {
-        radius: f64,
-        length: f64,
-    },
-    Capsule {
-        radius: f64,
-        length: f64,
-    },
-    Sphere {
-        radius: f64,
-    },
-}
+use crate::spatial::{frame_with_z, Mat3, Transform, Vec3};
+use std::path::Path;
 
 /// One shape attached to a frame of the model.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,70 +32,6 @@ pub struct RobotVisuals {
     pub warnings: Vec<String>,
 }
 
-/// Meshes read so far, by resolved path (variants and reloads share them).
-#[derive(Default)]
-pub struct MeshCache {
-    meshes: HashMap<PathBuf, Result<Arc<MeshData>, String>>,
-}
-
-impl MeshCache {
-    /// The mesh at `path`, read once.
-    pub fn get(&mut self, path: &Path) -> Result<Arc<MeshData>, String> {
-        self.meshes
-            .entry(path.to_path_buf())
-            .or_insert_with(|| read_mesh(path).map(Arc::new))
-            .clone()
-    }
-}
-
-/// Reads a mesh file with mesh-loader, merging its sub-meshes.
-pub fn read_mesh(path: &Path) -> Result<MeshData, String> {
-    let scene = mesh_loader::Loader::default()
-        .load(path)
-        .map_err(|e| format!("{}: cannot read mesh: {e}", path.display()))?;
-    let (mut positions, mut normals, mut indices) = (Vec::new(), Vec::new(), Vec::new());
-    let mut all_normals = true;
-    for m in &scene.meshes {
-        // mesh-loader's own merge offsets indices by the last face; offset
-        // by the vertex count instead.
-        let base = positions.len() as u32;
-        positions.extend_from_slice(&m.vertices);
-        if m.normals.len() == m.vertices.len() {
-            normals.extend_from_slice(&m.normals);
-        } else {
-            all_normals = false;
-        }
-        indices.extend(m.faces.iter().flat_map(|f| f.map(|i| i + base)));
-    }
-    if indices.is_empty() {
-        return Err(format!("{}: the mesh has no triangles", path.display()));
-    }
-    Ok(MeshData {
-        positions,
-        normals: all_normals.then_some(normals),
-        indices,
-    })
-}
-
-/// Finds a URDF mesh file name: `package://pkg/rest` is looked up as
-/// `pkg/rest` and `rest` in every folder above the URDF; `file://` and
-/// plain paths are taken relative to the URDF's folder.
-pub fn resolve_mesh_path(filename: &str, urdf: &Path) -> Option<PathBuf> {
-    let base = urdf.parent().unwrap_or(Path::new("."));
-    if let Some(rest) = filename.strip_prefix("package://") {
-        let without_package = rest.split_once('/').map(|(_, r)| r);
-        return base.ancestors().find_map(|dir| {
-            [Some(rest), without_package]
-                .into_iter()
-                .flatten()
-                .map(|r| dir.join(r))
-                .find(|p| p.is_file())
-        });
-    }
-    let path = base.join(filename.strip_prefix("file://").unwrap_or(filename));
-    path.is_file().then_some(path)
-}
-
 /// Density of the stand-in spheres (water), kg/m^3.
 const DENSITY: f64 = 1000.0;
 /// Radius of the rods between joints, m.
@@ -140,25 +44,12 @@ fn sphere_radius(mass: f64) -> f64 {
         .clamp(0.03, 0.15)
 }
 
-/// A rotation taking z to the direction of `d` (|d| > 0).
-fn z_to(d: &Vec3) -> Mat3 {
-    let z = d.normalize();
-    let helper = if z.x.abs() < 0.9 {
-        Vec3::x()
-    } else {
-        Vec3::y()
-    };
-    let x = helper.cross(&z).normalize();
-    let y = z.cross(&x);
-    Mat3::from_columns(&[x, y, z])
-}
-
 /// A rod from `a` to `b` in `frame` (nothing for coincident points).
 fn rod(frame: usize, a: Vec3, b: Vec3) -> Option<VisualPart> {
     let d = b - a;
     (d.norm() > 1e-6).then(|| VisualPart {
         frame,
-        origin: Transform::new(z_to(&d), 0.5 * (a + b)),
+        origin: Transform::new(frame_with_z(&d), 0.5 * (a + b)),
         shape: Shape::Cylinder {
             radius: ROD_RADIUS,
             length: d.norm(),
@@ -229,74 +120,36 @@ pub fn robot_visuals(model: &Model, urdf: Option<&Path>, cache: &mut MeshCache) 
             })
             .collect()
     };
-    let robot = match urdf_rs::read_file(urdf) {
-        Ok(r) => r,
+    let shapes = match urdf_shapes(model, urdf, GeometryKind::Visual, cache) {
+        Ok(s) => s,
         Err(e) => {
             return RobotVisuals {
                 parts: stand_in(),
-                warnings: vec![format!("{}: no visuals ({e})", urdf.display())],
+                warnings: vec![format!("no visuals ({e})")],
             }
         }
     };
-    let mut out = RobotVisuals::default();
-    for link in &robot.links {
-        let Some(frame) = model.frame_by_name(&link.name) else {
-            continue;
-        };
-        let mut missing = false;
-        for visual in &link.visual {
-            let origin = Transform::new(
-                rpy_to_matrix(visual.origin.rpy.0),
-                Vec3::from(visual.origin.xyz.0),
-            );
-            let shape = match &visual.geometry {
-                urdf_rs::Geometry::Box { size } => Shape::Box { size: size.0 },
-                urdf_rs::Geometry::Cylinder { radius, length } => Shape::Cylinder {
-                    radius: *radius,
-                    length: *length,
-                },
-                urdf_rs::Geometry::Capsule { radius, length } => Shape::Capsule {
-                    radius: *radius,
-                    length: *length,
-                },
-                urdf_rs::Geometry::Sphere { radius } => Shape::Sphere { radius: *radius },
-                urdf_rs::Geometry::Mesh { filename, scale } => {
-                    let found = resolve_mesh_path(filename, urdf)
-                        .ok_or_else(|| format!("{}: mesh not found: {filename}", link.name))
-                        .and_then(|p| cache.get(&p).map(|data| (p, data)));
-                    match found {
-                        Ok((path, data)) => Shape::Mesh {
-                            path,
-                            data,
-                            scale: scale.map_or([1.0; 3], |s| s.0),
-                        },
-                        Err(e) => {
-                            out.warnings.push(e);
-                            missing = true;
-                            continue;
-                        }
-                    }
-                }
-            };
-            out.parts.push(VisualPart {
-                frame,
-                origin,
-                shape,
+    let mut out = RobotVisuals {
+        parts: shapes
+            .parts
+            .into_iter()
+            .map(|p| VisualPart {
+                frame: p.frame,
+                origin: p.origin,
+                shape: p.shape,
                 fallback: false,
-            });
-        }
-        if missing {
-            let inertial = &link.inertial;
-            out.parts.push(VisualPart {
-                frame,
-                origin: Transform::new(Mat3::identity(), Vec3::from(inertial.origin.xyz.0)),
-                shape: Shape::Sphere {
-                    radius: sphere_radius(inertial.mass.value),
-                },
-                fallback: true,
-            });
-        }
-    }
+            })
+            .collect(),
+        warnings: shapes.warnings,
+    };
+    out.parts.extend(shapes.missing.iter().map(|m| VisualPart {
+        frame: m.frame,
+        origin: Transform::new(Mat3::identity(), m.com),
+        shape: Shape::Sphere {
+            radius: sphere_radius(m.mass),
+        },
+        fallback: true,
+    }));
     if out.parts.is_empty() {
         out.parts = stand_in();
     }
@@ -307,24 +160,11 @@ pub fn robot_visuals(model: &Model, urdf: Option<&Path>, cache: &mut MeshCache) 
 mod tests {
     use super::*;
     use crate::model::{planar_two_link_arm, point_mass, RootJoint};
+    use std::path::PathBuf;
 
     fn panda_urdf() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf")
-    }
-
-    #[test]
-    fn package_paths_resolve_above_the_urdf() {
-        let p = resolve_mesh_path(
-            "package://example-robot-data/robots/panda_description/meshes/visual/link0.dae",
-            &panda_urdf(),
-        )
-        .expect("found");
-        assert!(p.ends_with("panda_description/meshes/visual/link0.dae"));
-        assert_eq!(
-            resolve_mesh_path("package://example-robot-data/nothing.stl", &panda_urdf()),
-            None
-        );
     }
 
     #[test]
@@ -382,16 +222,5 @@ mod tests {
         assert_eq!(parts.len() - rods.len(), 2, "two spheres");
         assert!(rods.iter().any(|l| (l - 1.0).abs() < 1e-12), "{rods:?}");
         assert!(rods.iter().any(|l| (l - 0.5).abs() < 1e-12), "{rods:?}");
-    }
-
-    #[test]
-    fn every_mesh_format_of_the_shipped_robots_loads() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/robots/example-robot-data/robots/panda_description/meshes");
-        for file in ["visual/link0.dae", "collision/link4.stl"] {
-            let m = read_mesh(&root.join(file)).unwrap();
-            assert!(m.positions.len() > 100, "{file}");
-            assert!(m.indices.iter().all(|&i| (i as usize) < m.positions.len()));
-        }
     }
 }

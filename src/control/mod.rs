@@ -2,6 +2,13 @@
 //! adaptation, PD+, and computed torque as the non-passive baseline. Every
 //! controller takes the Coriolis factorization as a parameter and uses the
 //! controller's (estimated) model; the Lyapunov functions use the true one.
+//!
+//! A free root (legged robots) is unactuated: references and gains describe
+//! the joints after it, the root's desired state is its actual state (its
+//! errors are zero by definition, so q_r, v_r and s follow the root's own
+//! motion with zero desired acceleration), and its six torques are zero.
+//! The laws are then the joint rows of the fixed-root laws; the Lyapunov
+//! values are those of the joint errors.
 
 mod reference;
 
@@ -21,7 +28,7 @@ pub struct Adaptation {
     pub bounds: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-/// A control law with its gains (one entry per speed).
+/// A control law with its gains (one entry per actuated speed).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ControlLaw {
     /// tau = H_hat qddot_r + C_hat qdot_r + g_hat - K_D s, qdot_r = qdot_d - Lambda e,
@@ -59,7 +66,13 @@ pub struct Controller {
     pub law: ControlLaw,
     pub factorization: Factorization,
     pub reference: Reference,
+    /// The reference's joints at the last evaluation.
+    joint_desired: Desired,
+    /// The whole desired state: the free root's actual state, then the joints.
     desired: Desired,
+    /// Speeds (6) and coordinates (7) of a free root, else 0.
+    root_speeds: usize,
+    root_coordinates: usize,
     ws: Workspace,
     /// Joint torques of the last `compute`.
     pub tau: Vec<f64>,
@@ -75,9 +88,7 @@ pub struct Controller {
 /// Why a controller does not fit a model.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ControlError {
-    #[error("the controllers need a fixed root (joint-space tracking of a free root is not supported yet)")]
-    FreeRoot,
-    #[error("{what} has {got} entries but the model has {expected} degrees of freedom")]
+    #[error("{what} has {got} entries but the model has {expected} actuated degrees of freedom")]
     Size {
         what: &'static str,
         got: usize,
@@ -89,6 +100,12 @@ pub enum ControlError {
     Factorization(#[from] crate::factorization::FactorizationError),
 }
 
+/// The gain of speed k from a per-joint list, the first `root` speeds
+/// being an unactuated free root (gain zero).
+fn gain(g: &[f64], root: usize, k: usize) -> f64 {
+    k.checked_sub(root).map_or(0.0, |j| g[j])
+}
+
 impl Controller {
     /// A controller for `model` (the estimated model: same kinematics as the plant).
     pub fn new(
@@ -97,10 +114,12 @@ impl Controller {
         reference: Reference,
         model: &Model,
     ) -> Result<Self, ControlError> {
-        let n = model.nv;
-        if model.has_free_root() {
-            return Err(ControlError::FreeRoot);
-        }
+        let (root_speeds, root_coordinates) = if model.has_free_root() {
+            (6, 7)
+        } else {
+            (0, 0)
+        };
+        let n = model.nv - root_speeds;
         factorization.validate(model)?;
         let check = |what, v: &Vec<f64>, expected| {
             if v.len() == expected {
@@ -131,16 +150,23 @@ impl Controller {
                 check("kd", kd, n)?;
             }
         }
-        let z = vec![0.0; n];
+        let z = vec![0.0; model.nv];
         Ok(Controller {
             law,
             factorization,
             reference,
+            joint_desired: Desired {
+                q: vec![0.0; n],
+                v: vec![0.0; n],
+                a: vec![0.0; n],
+            },
             desired: Desired {
-                q: z.clone(),
+                q: model.neutral_configuration(),
                 v: z.clone(),
                 a: z.clone(),
             },
+            root_speeds,
+            root_coordinates,
             ws: Workspace::new(model),
             tau: z.clone(),
             parameter_rate: vec![0.0; 10 * model.nbodies()],
@@ -158,16 +184,28 @@ impl Controller {
     }
 
     fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
-        self.reference.evaluate(t, &mut self.desired);
-        for i in 0..q.len() {
-            self.e[i] = q[i] - self.desired.q[i];
-            self.e_dot[i] = v[i] - self.desired.v[i];
+        let (r, rq) = (self.root_speeds, self.root_coordinates);
+        self.reference.evaluate(t, &mut self.joint_desired);
+        let d = &mut self.desired;
+        d.q[..rq].copy_from_slice(&q[..rq]);
+        d.v[..r].copy_from_slice(&v[..r]);
+        d.a[..r].fill(0.0);
+        d.q[rq..].copy_from_slice(&self.joint_desired.q);
+        d.v[r..].copy_from_slice(&self.joint_desired.v);
+        d.a[r..].copy_from_slice(&self.joint_desired.a);
+        self.e[..r].fill(0.0);
+        for (e, (a, b)) in self.e[r..].iter_mut().zip(q[rq..].iter().zip(&d.q[rq..])) {
+            *e = a - b;
+        }
+        for (e_dot, (a, b)) in self.e_dot.iter_mut().zip(v.iter().zip(&d.v)) {
+            *e_dot = a - b;
         }
         if let ControlLaw::SlotineLi { lambda, .. } = &self.law {
-            for i in 0..q.len() {
-                self.v_r[i] = self.desired.v[i] - lambda[i] * self.e[i];
-                self.a_r[i] = self.desired.a[i] - lambda[i] * self.e_dot[i];
-                self.s[i] = v[i] - self.v_r[i];
+            for (i, v) in v.iter().enumerate() {
+                let l = gain(lambda, r, i);
+                self.v_r[i] = self.desired.v[i] - l * self.e[i];
+                self.a_r[i] = self.desired.a[i] - l * self.e_dot[i];
+                self.s[i] = v - self.v_r[i];
             }
         }
     }
@@ -177,7 +215,7 @@ impl Controller {
     /// (its inertias are the current estimates).
     pub fn compute(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
         self.errors(t, q, v);
-        let n = q.len();
+        let (n, r) = (v.len(), self.root_speeds);
         match &self.law {
             ControlLaw::SlotineLi { kd, adaptation, .. } => {
                 let tau = self.factorization.slotine_li_torque(
@@ -189,7 +227,7 @@ impl Controller {
                     &self.a_r,
                 );
                 for i in 0..n {
-                    self.tau[i] = tau[i] - kd[i] * self.s[i];
+                    self.tau[i] = tau[i] - gain(kd, r, i) * self.s[i];
                 }
                 if let Some(a) = adaptation {
                     let b = self.factorization.body_level();
@@ -219,17 +257,21 @@ impl Controller {
                     &self.desired.a,
                 );
                 for i in 0..n {
-                    self.tau[i] = tau[i] - kp[i] * self.e[i] - kd[i] * self.e_dot[i];
+                    self.tau[i] =
+                        tau[i] - gain(kp, r, i) * self.e[i] - gain(kd, r, i) * self.e_dot[i];
                 }
             }
             ControlLaw::ComputedTorque { kp, kd } => {
                 for i in 0..n {
-                    self.a_r[i] = self.desired.a[i] - kd[i] * self.e_dot[i] - kp[i] * self.e[i];
+                    self.a_r[i] = self.desired.a[i]
+                        - gain(kd, r, i) * self.e_dot[i]
+                        - gain(kp, r, i) * self.e[i];
                 }
                 let tau = rnea(estimate, &mut self.ws, q, v, &self.a_r);
                 self.tau.copy_from_slice(tau.as_slice());
             }
         }
+        self.tau[..self.root_speeds].fill(0.0);
     }
 
     /// Applies the bounds of the adaptation to a parameter rate: a rate that
@@ -310,7 +352,13 @@ impl Controller {
                     ControlLaw::PdPlus { .. } => quad(crba(plant, plant_ws, q), &self.e_dot),
                     _ => 0.5 * self.e_dot.iter().map(|x| x * x).sum::<f64>(),
                 };
-                let potential = 0.5 * self.e.iter().zip(kp).map(|(x, k)| k * x * x).sum::<f64>();
+                let r = self.root_speeds;
+                let potential = 0.5
+                    * self.e[r..]
+                        .iter()
+                        .zip(kp)
+                        .map(|(x, k)| k * x * x)
+                        .sum::<f64>();
                 Lyapunov {
                     value: kinetic + potential,
                     kinetic,

@@ -17,8 +17,9 @@ pub use sweep::{sweep, with_parameter, SweepRow};
 
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
+use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
-use crate::sim::{ControlMode, Integrator, Simulation, Stepping};
+use crate::sim::{ControlMode, Integrator, RapierPlant, Simulation, Stepping};
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -356,7 +357,8 @@ impl Scenario {
         model: &Model,
         key: &str,
     ) -> Result<ControlLaw, ScenarioError> {
-        let n = model.nv;
+        // A free root is unactuated: gains are per joint after it.
+        let n = model.nv - if model.has_free_root() { 6 } else { 0 };
         let gain = |g: &Gain, name: &str, len: usize| -> Result<Vec<f64>, ScenarioError> {
             let v = g.expand(len).ok_or_else(|| {
                 self.invalid(
@@ -443,6 +445,50 @@ impl Scenario {
         })
     }
 
+    /// The rapier plant of `model` at (q0, v0) with the environment and the
+    /// robot's URDF collision geometry (every variant gets a copy).
+    fn rapier_plant(
+        &self,
+        model: &Model,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<RapierPlant, ScenarioError> {
+        let s = &self.file.simulation;
+        let substeps = s.substeps.unwrap_or(4);
+        if !(1..=64).contains(&substeps) {
+            return Err(self.invalid("simulation.substeps", "must be between 1 and 64"));
+        }
+        let env = &self.file.environment;
+        env.validate()
+            .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
+        let mut plant = RapierPlant::new(model, q0, v0, s.step, substeps)
+            .map_err(|e| self.invalid("robot", e.to_string()))?;
+        plant.add_environment(env);
+        if let Some(urdf) = self.urdf_path() {
+            let shapes = urdf_shapes(
+                model,
+                &urdf,
+                GeometryKind::Collision,
+                &mut MeshCache::default(),
+            )
+            .map_err(|e| self.invalid("robot.urdf", e))?;
+            if !shapes.warnings.is_empty() {
+                return Err(self.invalid(
+                    "robot.urdf",
+                    format!(
+                        "{}: collision geometry: {}",
+                        urdf.display(),
+                        shapes.warnings.join("; ")
+                    ),
+                ));
+            }
+            plant
+                .add_robot_shapes(model, &shapes.parts)
+                .map_err(|e| self.invalid("robot.urdf", format!("{}: {e}", urdf.display())))?;
+        }
+        Ok(plant)
+    }
+
     /// Builds every variant's simulation (one variant named "default" when
     /// the file has none).
     pub fn variants(&self) -> Result<Vec<Variant>, ScenarioError> {
@@ -520,6 +566,29 @@ impl Scenario {
                 return Err(self.invalid(key, "the joint-space inertia is singular at the initial configuration (a moving body without mass or inertia?)"));
             }
         }
+        let rapier = match s.plant.as_str() {
+            "own" => {
+                if s.substeps.is_some() {
+                    return Err(
+                        self.invalid("simulation.substeps", "applies to plant = \"rapier\" only")
+                    );
+                }
+                if !f.environment.is_empty() {
+                    return Err(self.invalid(
+                        "environment",
+                        "contacts need plant = \"rapier\" in [simulation] (the own plant has no collision detection)",
+                    ));
+                }
+                None
+            }
+            "rapier" => Some(self.rapier_plant(&plant, &q0, &v0)?),
+            other => {
+                return Err(self.invalid(
+                    "simulation.plant",
+                    format!("'{other}' is not a plant; use \"own\" or \"rapier\""),
+                ))
+            }
+        };
         let steps = s.duration / s.step;
         if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
             return Err(self.invalid(
@@ -608,20 +677,24 @@ impl Scenario {
                     ControlError::Reference(_) => self.invalid("reference", e.to_string()),
                     other => self.invalid(&ctrl_key, other.to_string()),
                 })?;
+            let simulation = Simulation::new(
+                plant.clone(),
+                estimate,
+                controller,
+                Stepping {
+                    integrator,
+                    dt: s.step,
+                    control,
+                },
+                q0.clone(),
+                v0.clone(),
+            );
             out.push(Variant {
                 name: v.name.clone(),
-                simulation: Simulation::new(
-                    plant.clone(),
-                    estimate,
-                    controller,
-                    Stepping {
-                        integrator,
-                        dt: s.step,
-                        control,
-                    },
-                    q0.clone(),
-                    v0.clone(),
-                ),
+                simulation: match &rapier {
+                    Some(r) => simulation.with_rapier(r.clone()),
+                    None => simulation,
+                },
                 duration: s.duration,
                 record_period: s.record_period,
             });

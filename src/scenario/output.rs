@@ -22,7 +22,7 @@ fn csv(result: &VariantResult) -> String {
     names(&mut out, "qd", first.q_desired.len());
     names(&mut out, "v", first.v.len());
     names(&mut out, "tau", first.tau.len());
-    out.push_str(",V,V_kinetic,V_parameter,e_norm,s_norm,skew_residual");
+    out.push_str(",V,V_kinetic,V_parameter,e_norm,s_norm,skew_residual,contacts,contact_force");
     names(&mut out, "pi_hat", first.parameters.len());
     out.push('\n');
     for s in &result.samples {
@@ -33,8 +33,15 @@ fn csv(result: &VariantResult) -> String {
         let l = &s.lyapunov;
         let _ = write!(
             out,
-            ",{},{},{},{},{},{}",
-            l.value, l.kinetic, l.parameter, l.e_norm, l.s_norm, s.skew_residual
+            ",{},{},{},{},{},{},{},{}",
+            l.value,
+            l.kinetic,
+            l.parameter,
+            l.e_norm,
+            l.s_norm,
+            s.skew_residual,
+            s.contacts,
+            s.contact_force
         );
         for x in &s.parameters {
             let _ = write!(out, ",{x}");
@@ -60,6 +67,8 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "final_lyapunov": last.map(|x| x.lyapunov.value),
         "max_lyapunov": fold_max(&|x| x.lyapunov.value),
         "max_skew_residual": fold_max(&|x| x.skew_residual),
+        "max_contact_force_n": result.contact.max_force,
+        "contact_time_s": result.contact.time_in_contact,
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })

@@ -2,7 +2,7 @@
 //! reports, and an early stop that keeps the data when the run diverges.
 
 use super::Variant;
-use crate::sim::{Divergence, Sample};
+use crate::sim::{ContactStats, Divergence, Sample};
 use std::time::Instant;
 
 /// What one variant produced.
@@ -18,6 +18,8 @@ pub struct VariantResult {
     pub simulated_time: f64,
     /// The plant's true inertial parameters (for parameter plots).
     pub true_parameters: Vec<f64>,
+    /// Contact over the run (rapier plant; zero otherwise).
+    pub contact: ContactStats,
 }
 
 /// Runs `variant` to its duration (or until it diverges), calling
@@ -49,5 +51,6 @@ pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantRe
         divergence,
         wall_time: start.elapsed().as_secs_f64(),
         true_parameters: sim.true_parameters().to_vec(),
+        contact: sim.contact_stats(),
     }
 }

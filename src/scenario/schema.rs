@@ -2,6 +2,7 @@
 //! errors, and defaults are written out with the results.
 
 use crate::control::Reference;
+use crate::sim::Environment;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -23,6 +24,9 @@ pub struct ScenarioFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub simulation: SimulationSpec,
+    /// What the robot can touch (rapier plant only).
+    #[serde(default, skip_serializing_if = "Environment::is_empty")]
+    pub environment: Environment,
     /// Variants run side by side; each replaces some tables of the base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<VariantSpec>,
@@ -199,9 +203,16 @@ pub struct SimulationSpec {
     /// Integrator step, seconds.
     #[serde(default = "default_step")]
     pub step: f64,
-    /// "rk4" or "semi_implicit_euler".
+    /// "own" (the project's ABA and `integrator`) or "rapier" (rapier3d's
+    /// multibody, with contacts against the environment).
+    #[serde(default = "default_plant")]
+    pub plant: String,
+    /// "rk4" or "semi_implicit_euler" (own plant).
     #[serde(default = "default_integrator")]
     pub integrator: String,
+    /// Rapier plant: solver sub-steps per step (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub substeps: Option<usize>,
     /// Control rate in Hz (zero-order hold); absent: continuous control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_rate: Option<f64>,
@@ -216,6 +227,9 @@ fn default_duration() -> f64 {
 fn default_step() -> f64 {
     1e-3
 }
+fn default_plant() -> String {
+    "own".into()
+}
 fn default_integrator() -> String {
     "rk4".into()
 }
@@ -228,7 +242,9 @@ impl Default for SimulationSpec {
         SimulationSpec {
             duration: default_duration(),
             step: default_step(),
+            plant: default_plant(),
             integrator: default_integrator(),
+            substeps: None,
             control_rate: None,
             record_period: default_record_period(),
         }

@@ -4,10 +4,17 @@
 //! (continuous) or sampled with zero-order hold. Adaptive estimates are part
 //! of the integrated state. A state that stops being finite or blows up ends
 //! the run with a [`Divergence`]; what was recorded stays available.
+//!
+//! With a [`RapierPlant`] (issue 6) rapier advances the true robot instead
+//! of ABA: the controller is sampled at the start of every step (or at its
+//! control rate) and held over it, adaptive estimates take an explicit Euler
+//! step, and the contacts of each step are kept and summarised.
 
+mod environment;
 mod rapier_plant;
 
-pub use rapier_plant::{RapierPlant, RapierPlantError};
+pub use environment::{BoxObstacle, Environment, Ground, SphereObstacle};
+pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
 use crate::control::{ControlLaw, Controller, Lyapunov};
@@ -96,6 +103,18 @@ pub struct Sample {
     pub parameters: Vec<f64>,
     /// max |dH/dt - C - C^T| of the controller's factorization on its model.
     pub skew_residual: f64,
+    /// Contact points of the last step (rapier plant) and their total normal force, N.
+    pub contacts: usize,
+    pub contact_force: f64,
+}
+
+/// Contact over a whole run (rapier plant).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactStats {
+    /// Largest total normal force of one step, N.
+    pub max_force: f64,
+    /// Simulated seconds with at least one contact point.
+    pub time_in_contact: f64,
 }
 
 /// A closed loop: plant, controller, and their state.
@@ -122,6 +141,9 @@ pub struct Simulation {
     stage_v: Vec<f64>,
     stage_p: Vec<f64>,
     rates: [Rates; 4],
+    /// The rapier plant, when it replaces the own integrator.
+    rapier: Option<Box<RapierPlant>>,
+    contact_stats: ContactStats,
 }
 
 /// The model's inertial parameters, body after body.
@@ -185,6 +207,8 @@ impl Simulation {
             stage_v: v0.clone(),
             stage_p: parameters.clone(),
             rates: [rate(), rate(), rate(), rate()],
+            rapier: None,
+            contact_stats: ContactStats::default(),
             plant,
             estimate,
             controller,
@@ -204,6 +228,28 @@ impl Simulation {
             sim.next_control = period;
         }
         sim
+    }
+
+    /// The same loop with `plant` (built at this loop's initial state and
+    /// step) integrating the true robot instead of the own integrator.
+    pub fn with_rapier(mut self, plant: RapierPlant) -> Self {
+        self.rapier = Some(Box::new(plant));
+        self
+    }
+
+    /// The rapier plant, if this loop uses one.
+    pub fn rapier(&self) -> Option<&RapierPlant> {
+        self.rapier.as_deref()
+    }
+
+    /// Contacts of the last step (empty with the own plant).
+    pub fn contacts(&self) -> &[Contact] {
+        self.rapier.as_ref().map_or(&[], |r| r.contacts())
+    }
+
+    /// Contact over the run so far.
+    pub fn contact_stats(&self) -> ContactStats {
+        self.contact_stats
     }
 
     /// Evaluates the controller at (t, q, v, p) into its buffers.
@@ -274,6 +320,11 @@ impl Simulation {
                 self.next_control += period;
             }
         }
+        if let Some(mut rapier) = self.rapier.take() {
+            let result = self.rapier_step(&mut rapier);
+            self.rapier = Some(rapier);
+            return result;
+        }
         self.stage_q.copy_from_slice(&self.q);
         self.stage_v.copy_from_slice(&self.v);
         self.stage_p.copy_from_slice(&self.parameters);
@@ -307,6 +358,39 @@ impl Simulation {
         }
         self.plant.normalize_configuration(&mut self.q);
         self.controller.clamp_parameters(&mut self.parameters);
+        self.t = t + dt;
+        self.check()
+    }
+
+    /// One step of the rapier plant: the controller at the start of the
+    /// step (unless sampled at its own rate), held over it.
+    fn rapier_step(&mut self, rapier: &mut RapierPlant) -> Result<(), Divergence> {
+        let (t, dt) = (self.t, self.dt);
+        if let ControlMode::Continuous = self.control {
+            let (q, v, p) = (
+                std::mem::take(&mut self.q),
+                std::mem::take(&mut self.v),
+                std::mem::take(&mut self.parameters),
+            );
+            self.evaluate_controller(t, &q, &v, &p);
+            (self.q, self.v, self.parameters) = (q, v, p);
+            self.hold_controller_output();
+        }
+        if let Some(i) = self.held_tau.iter().position(|x| !x.is_finite()) {
+            return Err(Divergence {
+                time: t,
+                reason: format!("the controller's torque tau[{i}] is not finite"),
+            });
+        }
+        rapier.step(&self.held_tau);
+        rapier.read_state(&mut self.q, &mut self.v);
+        add_scaled(&mut self.parameters, dt, &self.held_rate);
+        self.controller.clamp_parameters(&mut self.parameters);
+        let force: f64 = rapier.contacts().iter().map(|c| c.force).sum();
+        if !rapier.contacts().is_empty() {
+            self.contact_stats.time_in_contact += dt;
+        }
+        self.contact_stats.max_force = self.contact_stats.max_force.max(force);
         self.t = t + dt;
         self.check()
     }
@@ -379,7 +463,10 @@ impl Simulation {
             &v,
         );
         let skew_residual = (&hdot - c - c.transpose()).amax();
+        let contacts = self.contacts();
         Sample {
+            contacts: contacts.len(),
+            contact_force: contacts.iter().map(|c| c.force).sum(),
             t,
             q_desired: self.controller.desired().q.clone(),
             q,
@@ -405,6 +492,10 @@ impl Simulation {
         self.v.copy_from_slice(&previous.v);
         if previous.parameters.len() == self.parameters.len() {
             self.parameters.copy_from_slice(&previous.parameters);
+        }
+        self.contact_stats = previous.contact_stats;
+        if let Some(rapier) = &mut self.rapier {
+            rapier.set_state(&self.q, &self.v);
         }
         if let ControlMode::Sampled { period } = self.control {
             let (q, v, p) = (self.q.clone(), self.v.clone(), self.parameters.clone());

@@ -1,43 +1,82 @@
 //! A second plant (issue 6): the robot as a rapier3d reduced-coordinate
 //! multibody, built from the project's own model (same bodies, inertias,
-//! joint frames and axes), driven by the controller's joint torques and read
-//! back as (q, v) after every step.
+//! joint frames and axes, free root where the model has one), driven by the
+//! controller's joint torques, touching a fixed environment, and read back
+//! as (q, v) after every step.
 //!
 //! - Joints: each model joint becomes a rapier generic joint whose free axis
 //!   (rapier's local x) is turned onto the model's axis: frame1 = X_pj R,
 //!   frame2 = R with R x = axis, so child-in-parent = X_pj exp(q axis).
+//! - Free root: body 0 is the multibody's dynamic root (rapier gives it six
+//!   free DoFs: world linear velocity of its rigid-body origin, then world
+//!   angular velocity). Rapier moves that origin with the linear DoFs as if
+//!   it were the centre of mass, so the rapier body of a free root is placed
+//!   at the root's centre of mass (model frame shifted by c) and the state is
+//!   converted to the model's [x, quaternion] and body twist [w; v].
 //! - Torques: rapier has no generalized-force input; each joint gets a motor
 //!   aimed at a velocity it can never reach with its force capped at |tau|,
 //!   so it always saturates and applies exactly tau (the device rapier's own
-//!   MJCF loader uses for torque actuators).
+//!   MJCF loader uses for torque actuators). The free root is unactuated.
 //! - Rapier's default joint damping (0.1 on rotational DoFs) is removed.
+//! - Contacts: robot colliders (URDF collision geometry, meshes as convex
+//!   hulls, density zero so the model's inertias stay exact) touch the
+//!   environment only, never each other; a contact has the environment
+//!   object's friction and restitution.
 //! - Rapier integrates semi-implicitly (symplectic Euler with linearly
 //!   implicit inertial terms) on `substeps` sub-steps per step, so it agrees
 //!   with the own RK4 plant to O(dt) (measured in tests/rapier_plant.rs).
 
+use super::environment::Environment;
+use crate::geometry::{Part, Shape};
 use crate::model::{Joint, Model};
-use crate::spatial::{Mat3, Transform, Vec3};
+use crate::spatial::{
+    frame_with_x, matrix_to_quaternion, quaternion_to_matrix, rpy_to_matrix, Mat3, Transform, Vec3,
+};
 use rapier3d_f64::prelude::*;
 
 /// Why a model cannot become a rapier multibody.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RapierPlantError {
-    #[error("body {body}: the rapier plant supports revolute and prismatic joints on a fixed base for now, not a {joint} joint")]
-    Unsupported { body: String, joint: &'static str },
     #[error("body {body}: rapier refused the joint (it would close a loop)")]
     Joint { body: String },
+    #[error("frame {frame}: collision shape {shape} cannot become a collider ({why})")]
+    Shape {
+        frame: String,
+        shape: String,
+        why: String,
+    },
 }
 
-/// One model joint in the multibody.
+/// One actuated model joint in the multibody.
 #[derive(Clone, Copy, Debug)]
 struct Link {
     handle: MultibodyJointHandle,
     revolute: bool,
-    /// The joint's index in the model's q and v.
+    /// The joint's index in the model's v (and q: a fixed-base or post-root
+    /// joint sits at v index + 1 with a free root, see [`RapierPlant::q_of`]).
     dof: usize,
+    q_index: usize,
 }
 
-/// The rapier world holding the robot.
+/// The free root: its rapier body and the model's centre of mass in body 0.
+#[derive(Clone, Copy, Debug)]
+struct FreeRoot {
+    body: RigidBodyHandle,
+    com: Vec3,
+}
+
+/// One contact point between the robot and the environment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// World position (on the robot's surface).
+    pub point: Vec3,
+    /// Unit normal: the direction in which the environment pushes the robot.
+    pub normal: Vec3,
+    /// Normal force over the last step, N (impulse / step).
+    pub force: f64,
+}
+
+/// The rapier world holding the robot and its environment.
 pub struct RapierPlant {
     bodies: RigidBodySet,
     colliders: ColliderSet,
@@ -52,17 +91,68 @@ pub struct RapierPlant {
     params: IntegrationParameters,
     gravity: Vector,
     links: Vec<Link>,
+    root: Option<FreeRoot>,
+    /// Rapier body of each model body, and of the world (fixed base).
+    body_handles: Vec<RigidBodyHandle>,
+    base: RigidBodyHandle,
+    /// Pose of each rapier body in its model body's frame (identity but for a free root).
+    offsets: Vec<Transform>,
+    contacts: Vec<Contact>,
+}
+
+impl Clone for RapierPlant {
+    /// A copy of the world; the pipeline is scratch space and starts fresh.
+    fn clone(&self) -> Self {
+        RapierPlant {
+            bodies: self.bodies.clone(),
+            colliders: self.colliders.clone(),
+            impulse_joints: self.impulse_joints.clone(),
+            multibody_joints: self.multibody_joints.clone(),
+            soft_bodies: self.soft_bodies.clone(),
+            islands: self.islands.clone(),
+            broad_phase: self.broad_phase.clone(),
+            narrow_phase: self.narrow_phase.clone(),
+            ccd: self.ccd.clone(),
+            pipeline: PhysicsPipeline::new(),
+            params: self.params,
+            gravity: self.gravity,
+            links: self.links.clone(),
+            root: self.root,
+            body_handles: self.body_handles.clone(),
+            base: self.base,
+            offsets: self.offsets.clone(),
+            contacts: self.contacts.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for RapierPlant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RapierPlant")
+            .field("bodies", &self.bodies.len())
+            .field("colliders", &self.colliders.len())
+            .field("dt", &self.params.dt)
+            .field("substeps", &self.params.num_solver_iterations)
+            .field("contacts", &self.contacts.len())
+            .finish()
+    }
 }
 
 fn vector(v: &Vec3) -> Vector {
     Vector::new(v.x, v.y, v.z)
 }
 
+fn vec3(v: Vector) -> Vec3 {
+    Vec3::new(v.x, v.y, v.z)
+}
+
 fn rotation(m: &Mat3) -> Rotation {
-    let q = nalgebra::UnitQuaternion::from_rotation_matrix(
-        &nalgebra::Rotation3::from_matrix_unchecked(*m),
-    );
-    Rotation::from_xyzw(q.i, q.j, q.k, q.w)
+    let [x, y, z, w] = matrix_to_quaternion(m);
+    Rotation::from_xyzw(x, y, z, w)
+}
+
+fn mat3(r: Rotation) -> Mat3 {
+    quaternion_to_matrix(r.x, r.y, r.z, r.w)
 }
 
 fn pose(x: &Transform) -> Pose {
@@ -77,14 +167,56 @@ fn matrix(m: &Mat3) -> Matrix {
     )
 }
 
-/// A rotation taking x to the unit vector `axis`.
-fn x_to(axis: &Vec3) -> Rotation {
-    Rotation::from_rotation_arc(Vector::X, vector(axis).normalize())
+/// Robot colliders touch the environment only; environment colliders the robot only.
+const ROBOT: Group = Group::GROUP_1;
+const WORLD: Group = Group::GROUP_2;
+
+/// Rapier takes the larger-priority combine rule of the two colliders:
+/// the environment's `Min` wins over the robot's `Average`, and with the
+/// robot's coefficients at these ceilings the contact gets the
+/// environment object's own coefficients.
+const ROBOT_FRICTION: f64 = 1e6;
+const ROBOT_RESTITUTION: f64 = 1.0;
+
+/// A collider for one URDF collision shape (cylinders along z).
+fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
+    let along_z = rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
+    Ok(match shape {
+        Shape::Box { size } => (
+            SharedShape::cuboid(size[0] / 2.0, size[1] / 2.0, size[2] / 2.0),
+            Mat3::identity(),
+        ),
+        // Rapier's cylinder runs along y; a quarter turn about x takes y to z.
+        Shape::Cylinder { radius, length } => {
+            (SharedShape::cylinder(length / 2.0, *radius), along_z)
+        }
+        Shape::Capsule { radius, length } => (
+            SharedShape::capsule_z(length / 2.0, *radius),
+            Mat3::identity(),
+        ),
+        Shape::Sphere { radius } => (SharedShape::ball(*radius), Mat3::identity()),
+        Shape::Mesh { data, scale, .. } => {
+            let points: Vec<Vector> = data
+                .positions
+                .iter()
+                .map(|p| {
+                    Vector::new(
+                        p[0] as f64 * scale[0],
+                        p[1] as f64 * scale[1],
+                        p[2] as f64 * scale[2],
+                    )
+                })
+                .collect();
+            let hull = SharedShape::convex_hull(&points)
+                .ok_or_else(|| "its convex hull is degenerate".to_string())?;
+            (hull, Mat3::identity())
+        }
+    })
 }
 
 impl RapierPlant {
     /// The multibody of `model` at (q0, v0), stepping `dt` in `substeps`
-    /// sub-steps.
+    /// sub-steps, with no collider yet.
     pub fn new(
         model: &Model,
         q0: &[f64],
@@ -95,57 +227,71 @@ impl RapierPlant {
         let mut bodies = RigidBodySet::new();
         let mut multibody_joints = MultibodyJointSet::new();
         let base = bodies.insert(RigidBodyBuilder::fixed());
-        let mut handles: Vec<RigidBodyHandle> = Vec::with_capacity(model.nbodies());
-        let mut world: Vec<Transform> = Vec::with_capacity(model.nbodies());
-        let mut links = Vec::with_capacity(model.nbodies());
+        let n = model.nbodies();
+        let mut body_handles: Vec<RigidBodyHandle> = Vec::with_capacity(n);
+        let mut offsets: Vec<Transform> = Vec::with_capacity(n);
+        let mut world: Vec<Transform> = Vec::with_capacity(n);
+        let mut links = Vec::with_capacity(n);
+        let mut root = None;
         for b in &model.bodies {
-            let axis = match b.joint {
-                Joint::Revolute { axis } => (axis, true),
-                Joint::Prismatic { axis } => (axis, false),
-                Joint::Free => {
-                    return Err(RapierPlantError::Unsupported {
-                        body: b.name.clone(),
-                        joint: "free",
-                    })
-                }
-            };
             let parent_world = b.parent.map_or(Transform::identity(), |p| world[p]);
             let at_zero = parent_world.compose(&b.tree_placement);
             let inertia = &b.inertia;
+            let offset = match b.joint {
+                Joint::Free => Transform::new(Mat3::identity(), inertia.com()),
+                _ => Transform::identity(),
+            };
+            // The body's additional mass, in the rapier body's frame
+            // (the offset is a pure translation).
             let mass = MassProperties::with_inertia_matrix(
-                vector(&inertia.com()),
+                vector(&(inertia.com() - offset.trans)),
                 inertia.mass,
                 matrix(&inertia.inertia_about_com()),
             );
             let handle = bodies.insert(
                 RigidBodyBuilder::dynamic()
-                    .pose(pose(&at_zero))
+                    .pose(pose(&at_zero.compose(&offset)))
                     .additional_mass_properties(mass)
                     .can_sleep(false),
             );
-            let r = x_to(&axis.0);
-            let joint = GenericJointBuilder::new(if axis.1 {
-                JointAxesMask::LOCKED_REVOLUTE_AXES
-            } else {
-                JointAxesMask::LOCKED_PRISMATIC_AXES
-            })
-            .local_frame1(pose(&b.tree_placement) * Pose::from_rotation(r))
-            .local_frame2(Pose::from_rotation(r))
-            .contacts_enabled(false)
-            .build();
-            let parent = b.parent.map_or(base, |p| handles[p]);
-            let joint_handle = multibody_joints
-                .insert(parent, handle, joint, true)
-                .ok_or_else(|| RapierPlantError::Joint {
-                    body: b.name.clone(),
-                })?;
-            handles.push(handle);
+            match b.joint {
+                Joint::Free => {
+                    root = Some(FreeRoot {
+                        body: handle,
+                        com: inertia.com(),
+                    })
+                }
+                Joint::Revolute { axis } | Joint::Prismatic { axis } => {
+                    let revolute = matches!(b.joint, Joint::Revolute { .. });
+                    let r = pose(&Transform::new(frame_with_x(&axis), Vec3::zeros()));
+                    let parent_offset = b.parent.map_or(Transform::identity(), |p| offsets[p]);
+                    let frame1 = parent_offset.inverse().compose(&b.tree_placement);
+                    let joint = GenericJointBuilder::new(if revolute {
+                        JointAxesMask::LOCKED_REVOLUTE_AXES
+                    } else {
+                        JointAxesMask::LOCKED_PRISMATIC_AXES
+                    })
+                    .local_frame1(pose(&frame1) * r)
+                    .local_frame2(r)
+                    .contacts_enabled(false)
+                    .build();
+                    let parent = b.parent.map_or(base, |p| body_handles[p]);
+                    let joint_handle = multibody_joints
+                        .insert(parent, handle, joint, true)
+                        .ok_or_else(|| RapierPlantError::Joint {
+                            body: b.name.clone(),
+                        })?;
+                    links.push(Link {
+                        handle: joint_handle,
+                        revolute,
+                        dof: b.v_index,
+                        q_index: b.q_index,
+                    });
+                }
+            }
+            body_handles.push(handle);
+            offsets.push(offset);
             world.push(at_zero);
-            links.push(Link {
-                handle: joint_handle,
-                revolute: axis.1,
-                dof: b.v_index,
-            });
         }
         let mut plant = RapierPlant {
             bodies,
@@ -165,13 +311,100 @@ impl RapierPlant {
             },
             gravity: vector(&model.gravity),
             links,
+            root,
+            body_handles,
+            base,
+            offsets,
+            contacts: Vec::new(),
         };
-        // A step of length zero settles mass properties and the fixed root
+        // A step of length zero settles mass properties and the root type
         // (which shifts the DoF offsets); the initial state comes after.
         plant.advance();
         plant.params.dt = dt;
         plant.set_state(q0, v0);
         Ok(plant)
+    }
+
+    /// Adds the fixed environment (ground, boxes, spheres).
+    pub fn add_environment(&mut self, environment: &Environment) {
+        let groups = InteractionGroups::new(WORLD, ROBOT, InteractionTestMode::And);
+        let mut add = |shape: SharedShape, at: Transform, friction: f64, restitution: f64| {
+            self.colliders.insert(
+                ColliderBuilder::new(shape)
+                    .position(pose(&at))
+                    .friction(friction)
+                    .restitution(restitution)
+                    .friction_combine_rule(CoefficientCombineRule::Min)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
+                    .collision_groups(groups),
+            );
+        };
+        if let Some(g) = &environment.ground {
+            add(
+                SharedShape::halfspace(Vector::Z),
+                Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height)),
+                g.friction,
+                g.restitution,
+            );
+        }
+        for b in &environment.boxes {
+            let half = b.size.map(|s| s / 2.0);
+            add(
+                SharedShape::cuboid(half[0], half[1], half[2]),
+                Transform::new(rpy_to_matrix(b.rpy), Vec3::from(b.center)),
+                b.friction,
+                b.restitution,
+            );
+        }
+        for s in &environment.spheres {
+            add(
+                SharedShape::ball(s.radius),
+                Transform::new(Mat3::identity(), Vec3::from(s.center)),
+                s.friction,
+                s.restitution,
+            );
+        }
+    }
+
+    /// Adds the robot's collision shapes (e.g. its URDF `<collision>`
+    /// elements), massless, on the bodies their frames belong to.
+    pub fn add_robot_shapes(
+        &mut self,
+        model: &Model,
+        parts: &[Part],
+    ) -> Result<(), RapierPlantError> {
+        let groups = InteractionGroups::new(ROBOT, WORLD, InteractionTestMode::And);
+        for part in parts {
+            let frame = &model.frames[part.frame];
+            let (shape, turn) =
+                collider_shape(&part.shape).map_err(|why| RapierPlantError::Shape {
+                    frame: frame.name.clone(),
+                    shape: format!("{:?}", std::mem::discriminant(&part.shape)),
+                    why,
+                })?;
+            let in_frame = part.origin.compose(&Transform::new(turn, Vec3::zeros()));
+            let (parent, at) = match frame.body {
+                Some(b) => (
+                    self.body_handles[b],
+                    self.offsets[b]
+                        .inverse()
+                        .compose(&frame.placement)
+                        .compose(&in_frame),
+                ),
+                None => (self.base, frame.placement.compose(&in_frame)),
+            };
+            self.colliders.insert_with_parent(
+                ColliderBuilder::new(shape)
+                    .position(pose(&at))
+                    .density(0.0)
+                    .friction(ROBOT_FRICTION)
+                    .restitution(ROBOT_RESTITUTION)
+                    .collision_groups(groups),
+                parent,
+                &mut self.bodies,
+            );
+        }
+        Ok(())
     }
 
     fn advance(&mut self) {
@@ -192,54 +425,77 @@ impl RapierPlant {
         );
     }
 
-    /// Every multibody of the robot (one per body attached to the world).
-    fn multibodies(&self) -> Vec<MultibodyIndex> {
-        let mut out: Vec<MultibodyIndex> = Vec::new();
-        for l in &self.links {
-            if let Some(link) = self.multibody_joints.get(l.handle).and_then(|(mb, id)| {
-                mb.link(id)
-                    .and_then(|k| self.multibody_joints.rigid_body_link(k.rigid_body_handle()))
-            }) {
-                if !out.contains(&link.multibody) {
-                    out.push(link.multibody);
-                }
-            }
-        }
-        out
+    /// The multibody holding the robot's joints (None: a lone free body).
+    fn multibody_index(&self) -> Option<MultibodyIndex> {
+        let l = self.links.first()?;
+        let (mb, id) = self.multibody_joints.get(l.handle)?;
+        let handle = mb.link(id)?.rigid_body_handle();
+        self.multibody_joints
+            .rigid_body_link(handle)
+            .map(|link| link.multibody)
     }
 
     /// Puts the robot at (q, v), without damping or self-contacts.
-    fn set_state(&mut self, q: &[f64], v: &[f64]) {
-        for index in self.multibodies() {
-            let Some(mb) = self.multibody_joints.get_multibody_mut(index) else {
+    pub fn set_state(&mut self, q: &[f64], v: &[f64]) {
+        if let Some(root) = self.root {
+            // Rapier body at the centre of mass: p_c = p + R c, and the
+            // velocity of that point v_c = R v_b + (R w_b) x (R c).
+            let r = quaternion_to_matrix(q[3], q[4], q[5], q[6]);
+            let rc = r * root.com;
+            let x = Transform::new(r, Vec3::new(q[0], q[1], q[2]) + rc);
+            let w = r * Vec3::new(v[0], v[1], v[2]);
+            let lin = r * Vec3::new(v[3], v[4], v[5]) + w.cross(&rc);
+            let rb = &mut self.bodies[root.body];
+            rb.set_position(pose(&x), true);
+            rb.set_linvel(vector(&lin), true);
+            rb.set_angvel(vector(&w), true);
+        }
+        let Some(index) = self.multibody_index() else {
+            return;
+        };
+        let ids: Vec<usize> = self.links.iter().map(|l| self.link_id(l)).collect();
+        let Some(mb) = self.multibody_joints.get_multibody_mut(index) else {
+            return;
+        };
+        mb.damping_mut().fill(0.0);
+        mb.set_self_contacts_enabled(false);
+        let mut displacement = vec![0.0; mb.ndofs()];
+        for (l, &id) in self.links.iter().zip(&ids) {
+            let Some(link) = mb.link(id) else {
                 continue;
             };
-            mb.damping_mut().fill(0.0);
-            mb.set_self_contacts_enabled(false);
+            let coord = link.joint().coords()[if l.revolute { 3 } else { 0 }];
+            displacement[link.assembly_id()] = q[l.q_index] - coord;
         }
-        for l in self.links.clone() {
-            let Some((mb, id)) = self.multibody_joints.get_mut(l.handle) else {
-                continue;
-            };
-            let Some(link) = mb.link(id) else { continue };
-            let (dof, coord) = (
-                link.assembly_id(),
-                link.joint().coords()[if l.revolute { 3 } else { 0 }],
-            );
-            let mut displacement = vec![0.0; mb.ndofs()];
-            displacement[dof] = q[l.dof] - coord;
-            mb.apply_displacements(&displacement);
-            mb.generalized_velocity_mut()[dof] = v[l.dof];
-        }
-        for index in self.multibodies() {
-            if let Some(mb) = self.multibody_joints.get_multibody_mut(index) {
-                mb.forward_kinematics(&self.bodies, false);
-                mb.update_rigid_bodies(&mut self.bodies, true);
+        mb.apply_displacements(&displacement);
+        if let Some(root) = self.root {
+            let rb = &self.bodies[root.body];
+            let (lin, ang) = (rb.linvel(), rb.angvel());
+            let gv = &mut mb.generalized_velocity_mut();
+            for k in 0..3 {
+                gv[k] = lin[k];
+                gv[3 + k] = ang[k];
             }
         }
+        for (l, &id) in self.links.iter().zip(&ids) {
+            if let Some(link) = mb.link(id) {
+                let dof = link.assembly_id();
+                mb.generalized_velocity_mut()[dof] = v[l.dof];
+            }
+        }
+        mb.forward_kinematics(&self.bodies, true);
+        mb.update_rigid_bodies(&mut self.bodies, true);
     }
 
-    /// Applies the joint torques `tau` (one per speed) over one step and advances.
+    /// The multibody-internal id of a link (stable once built).
+    fn link_id(&self, l: &Link) -> usize {
+        self.multibody_joints
+            .get(l.handle)
+            .map_or(usize::MAX, |(_, id)| id)
+    }
+
+    /// Applies the joint torques `tau` (one per speed; a free root's six
+    /// are ignored: it is unactuated) over one step and advances.
     pub fn step(&mut self, tau: &[f64]) {
         for l in &self.links {
             let Some((mb, id)) = self.multibody_joints.get_mut(l.handle) else {
@@ -260,16 +516,94 @@ impl RapierPlant {
                 .set_motor_max_force(axis, t.abs());
         }
         self.advance();
+        self.collect_contacts();
+    }
+
+    /// Records the contacts of the last step (robot against environment).
+    fn collect_contacts(&mut self) {
+        self.contacts.clear();
+        let dt = self.params.dt;
+        if dt <= 0.0 {
+            return;
+        }
+        for pair in self.narrow_phase.contact_pairs() {
+            if !pair.has_any_active_contact() {
+                continue;
+            }
+            let robot_is_first = self
+                .colliders
+                .get(pair.collider1)
+                .is_some_and(|c| c.collision_groups().memberships == ROBOT);
+            let Some(robot) = self.colliders.get(if robot_is_first {
+                pair.collider1
+            } else {
+                pair.collider2
+            }) else {
+                continue;
+            };
+            let at = *robot.position();
+            for m in pair.solver_manifolds() {
+                // The manifold normal points from the first collider to the
+                // second; the first is pushed along its opposite.
+                let n = vec3(m.data.normal);
+                let normal = if robot_is_first { -n } else { n };
+                for p in &m.points {
+                    if p.data.impulse <= 0.0 {
+                        continue;
+                    }
+                    let local = if robot_is_first {
+                        p.local_p1
+                    } else {
+                        p.local_p2
+                    };
+                    self.contacts.push(Contact {
+                        point: vec3(at * local),
+                        normal,
+                        force: p.data.impulse / dt,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The contacts of the last step.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
     }
 
     /// The current configuration and speeds, in the model's order.
     pub fn read_state(&self, q: &mut [f64], v: &mut [f64]) {
-        for l in &self.links {
-            if let Some((mb, id)) = self.multibody_joints.get(l.handle) {
-                if let Some(link) = mb.link(id) {
-                    q[l.dof] = link.joint().coords()[if l.revolute { 3 } else { 0 }];
-                    v[l.dof] = mb.generalized_velocity()[link.assembly_id()];
+        let mb = self
+            .multibody_index()
+            .and_then(|i| self.multibody_joints.get_multibody(i));
+        if let Some(root) = self.root {
+            let rb = &self.bodies[root.body];
+            let x = rb.position();
+            let r = mat3(x.rotation);
+            let rc = r * root.com;
+            let p = vec3(x.translation) - rc;
+            let (lin, ang) = match mb {
+                Some(mb) => {
+                    let gv = mb.generalized_velocity();
+                    (
+                        Vec3::new(gv[0], gv[1], gv[2]),
+                        Vec3::new(gv[3], gv[4], gv[5]),
+                    )
                 }
+                None => (vec3(rb.linvel()), vec3(rb.angvel())),
+            };
+            // Origin velocity v_o = v_c - w x (R c), then body coordinates.
+            let v_o = lin - ang.cross(&rc);
+            let [qx, qy, qz, qw] = matrix_to_quaternion(&r);
+            q[..7].copy_from_slice(&[p.x, p.y, p.z, qx, qy, qz, qw]);
+            let (w_b, v_b) = (r.transpose() * ang, r.transpose() * v_o);
+            v[..6].copy_from_slice(&[w_b.x, w_b.y, w_b.z, v_b.x, v_b.y, v_b.z]);
+        }
+        let Some(mb) = mb else { return };
+        for l in &self.links {
+            if let Some(link) = mb.link(self.link_id(l)) {
+                q[l.q_index] = link.joint().coords()[if l.revolute { 3 } else { 0 }];
+                v[l.dof] = mb.generalized_velocity()[link.assembly_id()];
             }
         }
     }

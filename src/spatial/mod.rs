@@ -18,7 +18,10 @@ pub use matrix6::{
 };
 pub use sin_cos::sin_cos;
 pub use transform::Transform;
-pub use transform::{axis_angle, axis_rotation, quaternion_to_matrix, rpy_to_matrix};
+pub use transform::{
+    axis_angle, axis_rotation, frame_with_x, frame_with_z, matrix_to_quaternion,
+    quaternion_to_matrix, rpy_to_matrix,
+};
 pub use vectors::{Force, Motion};
 
 /// 3-D vector of the core (f64).

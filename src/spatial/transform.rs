@@ -148,9 +148,63 @@ pub fn quaternion_to_matrix(x: f64, y: f64, z: f64, w: f64) -> Mat3 {
     )
 }
 
+/// The unit quaternion `[x, y, z, w]` of a rotation matrix (inverse of
+/// [`quaternion_to_matrix`]; closed formula, so a non-finite matrix cannot
+/// hang it).
+pub fn matrix_to_quaternion(m: &Mat3) -> [f64; 4] {
+    let q = nalgebra::UnitQuaternion::from_rotation_matrix(
+        &nalgebra::Rotation3::from_matrix_unchecked(*m),
+    );
+    [q.i, q.j, q.k, q.w]
+}
+
+/// A rotation whose third column (the image of z) is the direction of `d`
+/// (|d| > 0); its first two columns complete a right-handed frame.
+pub fn frame_with_z(d: &Vec3) -> Mat3 {
+    let z = d.normalize();
+    let helper = if z.x.abs() < 0.9 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
+    let x = helper.cross(&z).normalize();
+    let y = z.cross(&x);
+    Mat3::from_columns(&[x, y, z])
+}
+
+/// A rotation taking x to the direction of `d` (|d| > 0): the columns of
+/// [`frame_with_z`] turned once (still right-handed).
+pub fn frame_with_x(d: &Vec3) -> Mat3 {
+    let f = frame_with_z(d);
+    Mat3::from_columns(&[
+        f.column(2).into_owned(),
+        f.column(0).into_owned(),
+        f.column(1).into_owned(),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_and_quaternions_round_trip() {
+        for d in [
+            Vec3::new(0.0, 0.0, -2.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.3, -0.4, 0.5),
+        ] {
+            let (z, x) = (frame_with_z(&d), frame_with_x(&d));
+            for r in [z, x] {
+                assert!((r.transpose() * r - Mat3::identity()).amax() < 1e-14);
+                assert!((r.determinant() - 1.0).abs() < 1e-14);
+                let [qx, qy, qz, qw] = matrix_to_quaternion(&r);
+                assert!((quaternion_to_matrix(qx, qy, qz, qw) - r).amax() < 1e-14);
+            }
+            assert!((z * Vec3::z() - d.normalize()).amax() < 1e-15);
+            assert!((x * Vec3::x() - d.normalize()).amax() < 1e-15);
+        }
+    }
 
     #[test]
     fn force_and_motion_transforms_preserve_power() {
