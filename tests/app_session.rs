@@ -350,3 +350,39 @@ fn a_diverging_variant_stops_and_the_others_go_on() {
         .iter()
         .all(|x| x.trans.iter().all(|p| p.is_finite())));
 }
+
+#[test]
+fn a_rapier_scenario_runs_live_with_its_contacts() {
+    let mut app = app(scenario("solo12_drop"), 1.0 / 60.0);
+    run_until(&mut app, 0.6);
+    let notices = app.world().resource::<Notices>();
+    assert!(
+        notices.items.iter().all(|n| !n.error),
+        "{:?}",
+        notices.items
+    );
+    let s = session(&app);
+    // Exactly the headless run: same plant, same steps.
+    let mut headless = Scenario::load(common::repo_path("scenarios/solo12_drop.toml"))
+        .unwrap()
+        .variants()
+        .unwrap()
+        .remove(0)
+        .simulation;
+    for _ in 0..s.steps {
+        headless.step().unwrap();
+    }
+    let live = &s.variants[0].sim;
+    assert_eq!(headless.q, live.q);
+    assert_eq!(headless.contacts(), live.contacts());
+    // Standing on its feet by now, in every variant.
+    for v in &s.variants {
+        assert!(
+            v.sim.contacts().len() >= 4,
+            "{}: {:?}",
+            v.name,
+            v.sim.contacts()
+        );
+        assert!(v.sim.contact_stats().time_in_contact > 0.2, "{}", v.name);
+    }
+}

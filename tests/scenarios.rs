@@ -274,6 +274,11 @@ fn shipped_scenarios_run_cleanly() {
                 path.display(),
                 r.name
             );
+            // A legged robot standing on joint PD+ sags under its weight
+            // (tests/contact.rs checks that it settles instead).
+            if scenario.file.robot.root == "free" {
+                continue;
+            }
             let e = r.samples.last().unwrap().lyapunov.e_norm;
             assert!(
                 e < 0.05,

@@ -17,6 +17,7 @@
 
 pub mod camera;
 pub mod capture;
+pub mod contacts;
 pub mod editors;
 pub mod panels;
 pub mod plots;
@@ -82,6 +83,7 @@ impl Plugin for LabPlugins {
             robot_view::RobotViewPlugin,
             trails::TrailsPlugin,
             task_space::TaskSpacePlugin,
+            contacts::ContactsPlugin,
             panels::PanelsPlugin,
             plots::PlotsPlugin,
             capture::CapturePlugin,

@@ -4,6 +4,7 @@
 
 use super::camera::{OrbitCamera, PanelMargins};
 use super::capture::TakeScreenshot;
+use super::contacts::ContactSettings;
 use super::editors;
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
@@ -34,6 +35,7 @@ pub struct ViewSettings<'w, 's> {
     trails: ResMut<'w, TrailSettings>,
     task: ResMut<'w, TaskSpaceSettings>,
     readout: Res<'w, TaskSpaceReadout>,
+    contacts: ResMut<'w, ContactSettings>,
     cameras: Query<'w, 's, &'static mut OrbitCamera>,
 }
 
@@ -95,6 +97,7 @@ fn left_panel(
             variants_section(ui, &mut s);
             mismatch_section(ui, &mut s);
             view_section(ui, &mut s, &mut view);
+            contacts_section(ui, &s, &mut view.contacts);
             output_section(ui, &mut s);
         },
     );
@@ -358,6 +361,41 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
                         m.x,
                         m.y,
                         m.z
+                    ),
+                );
+            }
+        });
+}
+
+/// Contact readout and display options (rapier plant only).
+fn contacts_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut ContactSettings) {
+    if s.session.variants.iter().all(|v| v.sim.rapier().is_none()) {
+        return;
+    }
+    egui::CollapsingHeader::new("Contacts (rapier plant)")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.checkbox(
+                &mut settings.show,
+                "contact points, normals and force arrows",
+            );
+            ui.add(
+                egui::Slider::new(&mut settings.meters_per_newton, 1e-4..=0.1)
+                    .logarithmic(true)
+                    .text("m per N"),
+            );
+            for (i, v) in s.session.variants.iter().enumerate() {
+                let now = crate::sim::total_normal_force(v.sim.contacts());
+                let stats = v.sim.contact_stats();
+                ui.colored_label(
+                    variant_color32(i),
+                    format!(
+                        "{}: {} points, {:.1} N now; max {:.1} N, {:.2} s in contact",
+                        v.name,
+                        v.sim.contacts().len(),
+                        now,
+                        stats.max_force,
+                        stats.time_in_contact
                     ),
                 );
             }

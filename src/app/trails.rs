@@ -6,7 +6,6 @@ use super::robot_view::ViewLayout;
 use super::session::{Session, SessionSystems};
 use super::variant_color;
 use crate::algorithms::{forward_kinematics, frame_placement, Workspace};
-use crate::control::Desired;
 use bevy::prelude::*;
 
 /// What the trails show.
@@ -78,15 +77,11 @@ pub fn end_effector_path_extent(session: &Session) -> (Vec3, f32) {
     let v = &session.variants[0];
     let model = &v.sim.plant;
     let mut ws = Workspace::new(model);
-    let mut d = Desired {
-        q: vec![0.0; model.nq],
-        v: vec![0.0; model.nv],
-        a: vec![0.0; model.nv],
-    };
+    let mut controller = v.sim.controller.clone();
     let points: Vec<Vec3> = (0..=50)
         .map(|k| {
             let t = session.duration * k as f64 / 50.0;
-            v.sim.controller.reference.evaluate(t, &mut d);
+            let d = controller.desired_at(t, &v.sim.q, &v.sim.v);
             forward_kinematics(model, &mut ws, &d.q);
             super::robot_view::point(&frame_placement(model, &ws, session.end_effector).trans)
         })

@@ -183,7 +183,10 @@ impl Controller {
         &self.desired
     }
 
-    fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
+    /// The whole desired state at time t for a robot at (q, v): the
+    /// reference's joints, and a free root's actual state with zero
+    /// desired acceleration.
+    pub fn desired_at(&mut self, t: f64, q: &[f64], v: &[f64]) -> &Desired {
         let (r, rq) = (self.root_speeds, self.root_coordinates);
         self.reference.evaluate(t, &mut self.joint_desired);
         let d = &mut self.desired;
@@ -193,6 +196,13 @@ impl Controller {
         d.q[rq..].copy_from_slice(&self.joint_desired.q);
         d.v[r..].copy_from_slice(&self.joint_desired.v);
         d.a[r..].copy_from_slice(&self.joint_desired.a);
+        &self.desired
+    }
+
+    fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
+        let (r, rq) = (self.root_speeds, self.root_coordinates);
+        self.desired_at(t, q, v);
+        let d = &self.desired;
         self.e[..r].fill(0.0);
         for (e, (a, b)) in self.e[r..].iter_mut().zip(q[rq..].iter().zip(&d.q[rq..])) {
             *e = a - b;

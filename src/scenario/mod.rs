@@ -463,6 +463,13 @@ impl Scenario {
             .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
         let mut plant = RapierPlant::new(model, q0, v0, s.step, substeps)
             .map_err(|e| self.invalid("robot", e.to_string()))?;
+        match s.joint_damping {
+            Some(d) if !(d.is_finite() && d >= 0.0) => {
+                return Err(self.invalid("simulation.joint_damping", "must be a finite number >= 0"))
+            }
+            Some(d) => plant.set_joint_damping(d),
+            None => {}
+        }
         plant.add_environment(env);
         if let Some(urdf) = self.urdf_path() {
             let shapes = urdf_shapes(
@@ -568,10 +575,13 @@ impl Scenario {
         }
         let rapier = match s.plant.as_str() {
             "own" => {
-                if s.substeps.is_some() {
-                    return Err(
-                        self.invalid("simulation.substeps", "applies to plant = \"rapier\" only")
-                    );
+                for (key, given) in [
+                    ("simulation.substeps", s.substeps.is_some()),
+                    ("simulation.joint_damping", s.joint_damping.is_some()),
+                ] {
+                    if given {
+                        return Err(self.invalid(key, "applies to plant = \"rapier\" only"));
+                    }
                 }
                 if !f.environment.is_empty() {
                     return Err(self.invalid(

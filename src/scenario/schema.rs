@@ -213,6 +213,9 @@ pub struct SimulationSpec {
     /// Rapier plant: solver sub-steps per step (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub substeps: Option<usize>,
+    /// Rapier plant: viscous damping on every joint, N m s/rad (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_damping: Option<f64>,
     /// Control rate in Hz (zero-order hold); absent: continuous control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_rate: Option<f64>,
@@ -245,6 +248,7 @@ impl Default for SimulationSpec {
             plant: default_plant(),
             integrator: default_integrator(),
             substeps: None,
+            joint_damping: None,
             control_rate: None,
             record_period: default_record_period(),
         }

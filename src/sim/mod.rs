@@ -108,10 +108,16 @@ pub struct Sample {
     pub contact_force: f64,
 }
 
+/// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
+pub fn total_normal_force(contacts: &[Contact]) -> f64 {
+    contacts.iter().fold(0.0, |sum, c| sum + c.force)
+}
+
 /// Contact over a whole run (rapier plant).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactStats {
-    /// Largest total normal force of one step, N.
+    /// Largest total normal force of one step, N (an impact shows as a
+    /// one-step spike: momentum change / step).
     pub max_force: f64,
     /// Simulated seconds with at least one contact point.
     pub time_in_contact: f64,
@@ -386,7 +392,7 @@ impl Simulation {
         rapier.read_state(&mut self.q, &mut self.v);
         add_scaled(&mut self.parameters, dt, &self.held_rate);
         self.controller.clamp_parameters(&mut self.parameters);
-        let force: f64 = rapier.contacts().iter().map(|c| c.force).sum();
+        let force = total_normal_force(rapier.contacts());
         if !rapier.contacts().is_empty() {
             self.contact_stats.time_in_contact += dt;
         }
@@ -466,7 +472,7 @@ impl Simulation {
         let contacts = self.contacts();
         Sample {
             contacts: contacts.len(),
-            contact_force: contacts.iter().map(|c| c.force).sum(),
+            contact_force: total_normal_force(contacts),
             t,
             q_desired: self.controller.desired().q.clone(),
             q,

@@ -17,7 +17,8 @@
 //!   aimed at a velocity it can never reach with its force capped at |tau|,
 //!   so it always saturates and applies exactly tau (the device rapier's own
 //!   MJCF loader uses for torque actuators). The free root is unactuated.
-//! - Rapier's default joint damping (0.1 on rotational DoFs) is removed.
+//! - Rapier's default joint damping (0.1 on rotational DoFs) is removed;
+//!   a scenario may ask for its own (`with_joint_damping`).
 //! - Contacts: robot colliders (URDF collision geometry, meshes as convex
 //!   hulls, density zero so the model's inertias stay exact) touch the
 //!   environment only, never each other; a contact has the environment
@@ -98,6 +99,8 @@ pub struct RapierPlant {
     /// Pose of each rapier body in its model body's frame (identity but for a free root).
     offsets: Vec<Transform>,
     contacts: Vec<Contact>,
+    /// Viscous damping of every joint (not the free root), N m s/rad or N s/m.
+    joint_damping: f64,
 }
 
 impl Clone for RapierPlant {
@@ -122,6 +125,7 @@ impl Clone for RapierPlant {
             base: self.base,
             offsets: self.offsets.clone(),
             contacts: self.contacts.clone(),
+            joint_damping: self.joint_damping,
         }
     }
 }
@@ -316,6 +320,7 @@ impl RapierPlant {
             base,
             offsets,
             contacts: Vec::new(),
+            joint_damping: 0.0,
         };
         // A step of length zero settles mass properties and the root type
         // (which shifts the DoF offsets); the initial state comes after.
@@ -435,7 +440,33 @@ impl RapierPlant {
             .map(|link| link.multibody)
     }
 
-    /// Puts the robot at (q, v), without damping or self-contacts.
+    /// Viscous damping `d` on every joint (rapier's implicit joint damping;
+    /// none by default), from the next step on.
+    pub fn set_joint_damping(&mut self, d: f64) {
+        self.joint_damping = d;
+        self.apply_damping();
+    }
+
+    /// Writes the joint damping into the multibody (zero on a free root,
+    /// replacing rapier's default).
+    fn apply_damping(&mut self) {
+        let ids: Vec<usize> = self.links.iter().map(|l| self.link_id(l)).collect();
+        let Some(mb) = self
+            .multibody_index()
+            .and_then(|i| self.multibody_joints.get_multibody_mut(i))
+        else {
+            return;
+        };
+        mb.damping_mut().fill(0.0);
+        for id in ids {
+            if let Some(dof) = mb.link(id).map(|link| link.assembly_id()) {
+                mb.damping_mut()[dof] = self.joint_damping;
+            }
+        }
+    }
+
+    /// Puts the robot at (q, v), with only the asked-for joint damping and
+    /// without self-contacts.
     pub fn set_state(&mut self, q: &[f64], v: &[f64]) {
         if let Some(root) = self.root {
             // Rapier body at the centre of mass: p_c = p + R c, and the
@@ -457,7 +488,6 @@ impl RapierPlant {
         let Some(mb) = self.multibody_joints.get_multibody_mut(index) else {
             return;
         };
-        mb.damping_mut().fill(0.0);
         mb.set_self_contacts_enabled(false);
         let mut displacement = vec![0.0; mb.ndofs()];
         for (l, &id) in self.links.iter().zip(&ids) {
@@ -485,6 +515,7 @@ impl RapierPlant {
         }
         mb.forward_kinematics(&self.bodies, true);
         mb.update_rigid_bodies(&mut self.bodies, true);
+        self.apply_damping();
     }
 
     /// The multibody-internal id of a link (stable once built).
