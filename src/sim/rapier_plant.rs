@@ -345,9 +345,12 @@ impl RapierPlant {
             );
         };
         if let Some(g) = &environment.ground {
+            // A 100 m x 100 m slab rather than a half-space: a box landing
+            // flat on rapier's half-space gets an uneven manifold and tips
+            // over (tests/contact.rs drops one).
             add(
-                SharedShape::halfspace(Vector::Z),
-                Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height)),
+                SharedShape::cuboid(50.0, 50.0, 0.5),
+                Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height - 0.5)),
                 g.friction,
                 g.restitution,
             );
@@ -578,7 +581,14 @@ impl RapierPlant {
                 // second; the first is pushed along its opposite.
                 let n = vec3(m.data.normal);
                 let normal = if robot_is_first { -n } else { n };
-                for p in &m.points {
+                // Only the points the solver saw carry this step's impulse
+                // (the others keep stale ones, and the manifold may repeat
+                // a point).
+                for sc in &m.data.solver_contacts {
+                    let Some(p) = m.points.get((sc.contact_id[0] & !NEW_CONTACT_BIT) as usize)
+                    else {
+                        continue;
+                    };
                     if p.data.impulse <= 0.0 {
                         continue;
                     }
