@@ -137,12 +137,19 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
     for q in &quantities {
         plot(ui, session, since, q, None);
     }
-    settings.joint = settings.joint.min(n.saturating_sub(1));
+    // A free root is unactuated (zero torque): list the joints after it.
+    let model = session.plant();
+    let first = if model.has_free_root() { 6 } else { 0 };
+    let label = |j: usize| {
+        let body = &model.bodies[model.dof_body[j]];
+        format!("{j}: {}", body.joint_name)
+    };
+    settings.joint = settings.joint.clamp(first, n.saturating_sub(1).max(first));
     egui::ComboBox::from_id_salt("torque joint")
-        .selected_text(format!("joint {}", settings.joint))
+        .selected_text(label(settings.joint.min(n.saturating_sub(1))))
         .show_ui(ui, |ui| {
-            for j in 0..n {
-                ui.selectable_value(&mut settings.joint, j, format!("joint {j}"));
+            for j in first..n {
+                ui.selectable_value(&mut settings.joint, j, label(j));
             }
         });
     let joint = settings.joint;

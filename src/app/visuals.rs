@@ -163,8 +163,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn panda_urdf() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf")
+        crate::geometry::shipped_robot_file("panda_description/urdf/panda.urdf")
     }
 
     #[test]

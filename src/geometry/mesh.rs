@@ -102,10 +102,10 @@ pub fn resolve_mesh_path(filename: &str, urdf: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::shipped_robot_file;
 
     fn panda_urdf() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf")
+        shipped_robot_file("panda_description/urdf/panda.urdf")
     }
 
     #[test]
@@ -124,11 +124,8 @@ mod tests {
 
     #[test]
     fn every_mesh_format_of_the_shipped_robots_loads() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/robots/example-robot-data/robots/panda_description/meshes");
-        let solo_foot = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "assets/robots/example-robot-data/robots/solo_description/meshes/stl/with_foot/solo_foot.stl",
-        );
+        let root = shipped_robot_file("panda_description/meshes");
+        let solo_foot = shipped_robot_file("solo_description/meshes/stl/with_foot/solo_foot.stl");
         for file in [
             root.join("visual/link0.dae"),
             root.join("collision/link4.stl"),

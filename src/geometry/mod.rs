@@ -11,6 +11,15 @@ pub use urdf_shapes::{urdf_shapes, GeometryKind, MissingGeometry, UrdfShapes};
 
 use crate::spatial::Transform;
 use std::path::PathBuf;
+
+/// A file of the robots shipped in `assets/robots/example-robot-data/robots`
+/// (for tests).
+#[cfg(test)]
+pub(crate) fn shipped_robot_file(relative: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/robots/example-robot-data/robots")
+        .join(relative)
+}
 use std::sync::Arc;
 
 /// A shape in its part's frame (cylinders and capsules along z, centred).

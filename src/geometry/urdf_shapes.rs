@@ -114,8 +114,7 @@ mod tests {
 
     #[test]
     fn solo_collision_shapes_are_its_stl_meshes() {
-        let urdf = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf");
+        let urdf = crate::geometry::shipped_robot_file("solo_description/robots/solo12.urdf");
         let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
         let s = urdf_shapes(
             &model,

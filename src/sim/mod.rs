@@ -228,9 +228,7 @@ impl Simulation {
         };
         if let ControlMode::Sampled { period } = sim.control {
             // The torque held over the first period is the controller's at t = 0.
-            let (q, v, p) = (sim.q.clone(), sim.v.clone(), sim.parameters.clone());
-            sim.evaluate_controller(0.0, &q, &v, &p);
-            sim.hold_controller_output();
+            sim.hold_controller_at_current_state();
             sim.next_control = period;
         }
         sim
@@ -269,6 +267,18 @@ impl Simulation {
             self.controller.project_rate(p, &mut rate);
             self.controller.parameter_rate = rate;
         }
+    }
+
+    /// Evaluates the controller at the current (t, q, v, p) and holds its output.
+    fn hold_controller_at_current_state(&mut self) {
+        let (q, v, p) = (
+            std::mem::take(&mut self.q),
+            std::mem::take(&mut self.v),
+            std::mem::take(&mut self.parameters),
+        );
+        self.evaluate_controller(self.t, &q, &v, &p);
+        (self.q, self.v, self.parameters) = (q, v, p);
+        self.hold_controller_output();
     }
 
     /// Keeps the controller's last torques (and parameter rate, if adaptive).
@@ -315,14 +325,7 @@ impl Simulation {
         let (t, dt) = (self.t, self.dt);
         if let ControlMode::Sampled { period } = self.control {
             if t + 1e-12 * dt >= self.next_control {
-                let (q, v, p) = (
-                    std::mem::take(&mut self.q),
-                    std::mem::take(&mut self.v),
-                    std::mem::take(&mut self.parameters),
-                );
-                self.evaluate_controller(t, &q, &v, &p);
-                (self.q, self.v, self.parameters) = (q, v, p);
-                self.hold_controller_output();
+                self.hold_controller_at_current_state();
                 self.next_control += period;
             }
         }
@@ -373,14 +376,7 @@ impl Simulation {
     fn rapier_step(&mut self, rapier: &mut RapierPlant) -> Result<(), Divergence> {
         let (t, dt) = (self.t, self.dt);
         if let ControlMode::Continuous = self.control {
-            let (q, v, p) = (
-                std::mem::take(&mut self.q),
-                std::mem::take(&mut self.v),
-                std::mem::take(&mut self.parameters),
-            );
-            self.evaluate_controller(t, &q, &v, &p);
-            (self.q, self.v, self.parameters) = (q, v, p);
-            self.hold_controller_output();
+            self.hold_controller_at_current_state();
         }
         if let Some(i) = self.held_tau.iter().position(|x| !x.is_finite()) {
             return Err(Divergence {
@@ -504,9 +500,7 @@ impl Simulation {
             rapier.set_state(&self.q, &self.v);
         }
         if let ControlMode::Sampled { period } = self.control {
-            let (q, v, p) = (self.q.clone(), self.v.clone(), self.parameters.clone());
-            self.evaluate_controller(self.t, &q, &v, &p);
-            self.hold_controller_output();
+            self.hold_controller_at_current_state();
             self.next_control = self.t + period;
         }
         true
