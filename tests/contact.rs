@@ -309,6 +309,34 @@ fn collision_primitives_rest_on_the_ground_at_their_size() {
             "{geometry}: {force} N"
         );
     }
+    // A flat box is refused, naming the link and the element.
+    let urdf = dir.join("shape.urdf");
+    std::fs::write(
+        &urdf,
+        r#"<robot name="shape"><link name="body">
+  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.1 0 0.3"/></geometry></collision>
+</link></robot>"#,
+    )
+    .unwrap();
+    let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
+    let shapes = urdf_shapes(
+        &model,
+        &urdf,
+        GeometryKind::Collision,
+        &mut MeshCache::default(),
+    )
+    .unwrap();
+    let q0 = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0];
+    let mut plant = RapierPlant::new(&model, &q0, &[0.0; 6], 1e-3, 4).unwrap();
+    let e = plant
+        .add_robot_shapes(&model, &shapes.parts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("link body") && e.contains("box: sizes must be positive"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -40,12 +40,8 @@ use rapier3d_f64::prelude::*;
 pub enum RapierPlantError {
     #[error("body {body}: rapier refused the joint (it would close a loop)")]
     Joint { body: String },
-    #[error("frame {frame}: collision shape {shape} cannot become a collider ({why})")]
-    Shape {
-        frame: String,
-        shape: String,
-        why: String,
-    },
+    #[error("link {frame}: a collision shape cannot become a collider: {why}")]
+    Shape { frame: String, why: String },
 }
 
 /// One actuated model joint in the multibody.
@@ -182,9 +178,35 @@ const WORLD: Group = Group::GROUP_2;
 const ROBOT_FRICTION: f64 = 1e6;
 const ROBOT_RESTITUTION: f64 = 1.0;
 
-/// A collider for one URDF collision shape (cylinders along z).
+/// The URDF element name of a shape.
+fn shape_name(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Box { .. } => "box",
+        Shape::Cylinder { .. } => "cylinder",
+        Shape::Capsule { .. } => "capsule",
+        Shape::Sphere { .. } => "sphere",
+        Shape::Mesh { .. } => "mesh",
+    }
+}
+
+/// A collider for one URDF collision shape (cylinders along z); sizes
+/// must be positive and finite (rapier's broad phase cannot take NaN).
 fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
     let along_z = rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
+    let sizes: Vec<f64> = match shape {
+        Shape::Box { size } => size.to_vec(),
+        Shape::Cylinder { radius, length } | Shape::Capsule { radius, length } => {
+            vec![*radius, *length]
+        }
+        Shape::Sphere { radius } => vec![*radius],
+        Shape::Mesh { scale, .. } => scale.to_vec(),
+    };
+    if !sizes.iter().all(|x| x.is_finite() && *x > 0.0) {
+        return Err(format!(
+            "{shape_name}: sizes must be positive and finite, not {sizes:?}",
+            shape_name = shape_name(shape)
+        ));
+    }
     Ok(match shape {
         Shape::Box { size } => (
             SharedShape::cuboid(size[0] / 2.0, size[1] / 2.0, size[2] / 2.0),
@@ -199,7 +221,7 @@ fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
             Mat3::identity(),
         ),
         Shape::Sphere { radius } => (SharedShape::ball(*radius), Mat3::identity()),
-        Shape::Mesh { data, scale, .. } => {
+        Shape::Mesh { path, data, scale } => {
             let points: Vec<Vector> = data
                 .positions
                 .iter()
@@ -212,7 +234,7 @@ fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
                 })
                 .collect();
             let hull = SharedShape::convex_hull(&points)
-                .ok_or_else(|| "its convex hull is degenerate".to_string())?;
+                .ok_or_else(|| format!("mesh {}: its convex hull is degenerate", path.display()))?;
             (hull, Mat3::identity())
         }
     })
@@ -384,10 +406,16 @@ impl RapierPlant {
         let groups = InteractionGroups::new(ROBOT, WORLD, InteractionTestMode::And);
         for part in parts {
             let frame = &model.frames[part.frame];
+            let o = &part.origin;
+            if !(o.trans.iter().chain(o.rot.iter()).all(|x| x.is_finite())) {
+                return Err(RapierPlantError::Shape {
+                    frame: frame.name.clone(),
+                    why: format!("{}: its origin is not finite", shape_name(&part.shape)),
+                });
+            }
             let (shape, turn) =
                 collider_shape(&part.shape).map_err(|why| RapierPlantError::Shape {
                     frame: frame.name.clone(),
-                    shape: format!("{:?}", std::mem::discriminant(&part.shape)),
                     why,
                 })?;
             let in_frame = part.origin.compose(&Transform::new(turn, Vec3::zeros()));
