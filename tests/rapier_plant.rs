@@ -227,3 +227,48 @@ fn a_free_root_moves_the_same_in_rapier_and_the_own_plant() {
     }
     assert!(errors[1] < 1e-2, "{errors:?}");
 }
+
+#[test]
+fn the_rapier_plant_stops_joints_at_their_urdf_limits() {
+    // PD+ pulls the Panda's fingers towards 0.08 m; their URDF limit is 0.04 m.
+    let urdf = common::repo_path(
+        "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
+    );
+    let fingers = |plant: &str| {
+        let text = format!(
+            r#"name = "limits"
+[robot]
+urdf = "{}"
+[controller]
+kind = "pd_plus"
+kp = 100.0
+kd = 10.0
+[reference]
+kind = "hold"
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.08, 0.08]
+[initial]
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02]
+[simulation]
+plant = "{plant}"
+"#,
+            urdf.display()
+        );
+        let mut sim = Scenario::parse(&text, common::repo_path("tests/inline.toml"))
+            .unwrap()
+            .variants()
+            .unwrap()
+            .remove(0)
+            .simulation;
+        for _ in 0..1000 {
+            sim.step().unwrap();
+        }
+        (sim.q[7], sim.q[8])
+    };
+    let (own, rapier) = (fingers("own"), fingers("rapier"));
+    eprintln!("fingers after 1 s: own plant {own:?}, rapier {rapier:?} (limit 0.04 m)");
+    assert!(own.0 > 0.07 && own.1 > 0.07, "{own:?}");
+    assert!(
+        (rapier.0 - 0.04).abs() < 1e-3 && (rapier.1 - 0.04).abs() < 1e-3,
+        "{rapier:?}"
+    );
+}

@@ -13,6 +13,8 @@
 //!   it were the centre of mass, so the rapier body of a free root is placed
 //!   at the root's centre of mass (model frame shifted by c) and the state is
 //!   converted to the model's [x, quaternion] and body twist [w; v].
+//! - Joint position limits of the URDF (both ends given) are rapier joint
+//!   limits; the own plant has none. Effort limits are not applied.
 //! - Torques: rapier has no generalized-force input; each joint gets a motor
 //!   aimed at a velocity it can never reach with its force capped at |tau|,
 //!   so it always saturates and applies exactly tau (the device rapier's own
@@ -292,15 +294,25 @@ impl RapierPlant {
                     let r = pose(&Transform::new(frame_with_x(&axis), Vec3::zeros()));
                     let parent_offset = b.parent.map_or(Transform::identity(), |p| offsets[p]);
                     let frame1 = parent_offset.inverse().compose(&b.tree_placement);
-                    let joint = GenericJointBuilder::new(if revolute {
+                    let mut joint = GenericJointBuilder::new(if revolute {
                         JointAxesMask::LOCKED_REVOLUTE_AXES
                     } else {
                         JointAxesMask::LOCKED_PRISMATIC_AXES
                     })
                     .local_frame1(pose(&frame1) * r)
                     .local_frame2(r)
-                    .contacts_enabled(false)
-                    .build();
+                    .contacts_enabled(false);
+                    // URDF position limits, where both ends are given.
+                    let (lower, upper) = (b.limits.lower, b.limits.upper);
+                    if lower.is_finite() && upper.is_finite() && lower <= upper {
+                        let axis = if revolute {
+                            JointAxis::AngX
+                        } else {
+                            JointAxis::LinX
+                        };
+                        joint = joint.limits(axis, [lower, upper]);
+                    }
+                    let joint = joint.build();
                     let parent = b.parent.map_or(base, |p| body_handles[p]);
                     let joint_handle = multibody_joints
                         .insert(parent, handle, joint, true)
