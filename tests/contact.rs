@@ -232,6 +232,53 @@ fn a_missing_collision_mesh_names_the_link_and_file() {
     assert!(m.contains("no_such_link.stl"), "{m}");
 }
 
+/// A free body of 2 kg whose only collision element is `geometry`, written
+/// as a URDF in `dir`, as a rapier plant 0.5 m up with the ground added,
+/// and the result of adding its collision shape.
+fn single_body(
+    dir: &std::path::Path,
+    geometry: &str,
+) -> (
+    passivity_lab::sim::RapierPlant,
+    Result<(), passivity_lab::sim::RapierPlantError>,
+) {
+    use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
+    use passivity_lab::model::RootJoint;
+    use passivity_lab::sim::{Environment, Ground, RapierPlant};
+    let urdf = dir.join("shape.urdf");
+    std::fs::write(
+        &urdf,
+        format!(
+            r#"<robot name="shape"><link name="body">
+  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry>{geometry}</geometry></collision>
+</link></robot>"#
+        ),
+    )
+    .unwrap();
+    let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
+    let shapes = urdf_shapes(
+        &model,
+        &urdf,
+        GeometryKind::Collision,
+        &mut MeshCache::default(),
+    )
+    .unwrap();
+    assert_eq!(shapes.parts.len(), 1);
+    let q0 = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0];
+    let mut plant = RapierPlant::new(&model, &q0, &[0.0; 6], 1e-3, 4).unwrap();
+    plant.add_environment(&Environment {
+        ground: Some(Ground {
+            height: 0.0,
+            friction: 0.8,
+            restitution: 0.0,
+        }),
+        ..Default::default()
+    });
+    let added = plant.add_robot_shapes(&model, &shapes.parts);
+    (plant, added)
+}
+
 /// A single free body with one URDF collision primitive, dropped on the
 /// ground: it comes to rest with its lowest point on the ground carrying
 /// its weight. A URDF cylinder runs along z (rapier's along y): it lands
@@ -240,48 +287,15 @@ fn a_missing_collision_mesh_names_the_link_and_file() {
 /// uprightness are checked.
 #[test]
 fn collision_primitives_rest_on_the_ground_at_their_size() {
-    use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
-    use passivity_lab::model::RootJoint;
-    use passivity_lab::sim::{Environment, Ground, RapierPlant};
     let dir = std::env::temp_dir().join(format!("pl-primitives-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let ground = Environment {
-        ground: Some(Ground {
-            height: 0.0,
-            friction: 0.8,
-            restitution: 0.0,
-        }),
-        ..Default::default()
-    };
     for (geometry, rest_height, settles) in [
         (r#"<box size="0.1 0.2 0.3"/>"#, 0.15, true),
         (r#"<sphere radius="0.07"/>"#, 0.07, true),
         (r#"<cylinder radius="0.05" length="0.4"/>"#, 0.2, false),
     ] {
-        let urdf = dir.join("shape.urdf");
-        std::fs::write(
-            &urdf,
-            format!(
-                r#"<robot name="shape"><link name="body">
-  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry>{geometry}</geometry></collision>
-</link></robot>"#
-            ),
-        )
-        .unwrap();
-        let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
-        let shapes = urdf_shapes(
-            &model,
-            &urdf,
-            GeometryKind::Collision,
-            &mut MeshCache::default(),
-        )
-        .unwrap();
-        assert_eq!(shapes.parts.len(), 1);
-        let q0 = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0];
-        let mut plant = RapierPlant::new(&model, &q0, &[0.0; 6], 1e-3, 4).unwrap();
-        plant.add_environment(&ground);
-        plant.add_robot_shapes(&model, &shapes.parts).unwrap();
+        let (mut plant, added) = single_body(&dir, geometry);
+        added.unwrap();
         for _ in 0..1500 {
             plant.step(&[0.0; 6]);
         }
@@ -310,29 +324,8 @@ fn collision_primitives_rest_on_the_ground_at_their_size() {
         );
     }
     // A flat box is refused, naming the link and the element.
-    let urdf = dir.join("shape.urdf");
-    std::fs::write(
-        &urdf,
-        r#"<robot name="shape"><link name="body">
-  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry><box size="0.1 0 0.3"/></geometry></collision>
-</link></robot>"#,
-    )
-    .unwrap();
-    let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
-    let shapes = urdf_shapes(
-        &model,
-        &urdf,
-        GeometryKind::Collision,
-        &mut MeshCache::default(),
-    )
-    .unwrap();
-    let q0 = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0];
-    let mut plant = RapierPlant::new(&model, &q0, &[0.0; 6], 1e-3, 4).unwrap();
-    let e = plant
-        .add_robot_shapes(&model, &shapes.parts)
-        .unwrap_err()
-        .to_string();
+    let (_, added) = single_body(&dir, r#"<box size="0.1 0 0.3"/>"#);
+    let e = added.unwrap_err().to_string();
     assert!(
         e.contains("link body") && e.contains("box: sizes must be positive"),
         "{e}"
