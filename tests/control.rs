@@ -63,7 +63,7 @@ fn simulate(
     steps: usize,
     stride: usize,
 ) -> Vec<passivity_lab::sim::Sample> {
-    let controller = Controller::new(law, f, reference, estimate).unwrap();
+    let controller = Controller::new(law, f, reference, None, estimate).unwrap();
     let stepping = Stepping {
         integrator: Integrator::Rk4,
         dt,

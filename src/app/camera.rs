@@ -3,7 +3,7 @@
 //! 3-D viewport between the egui panels.
 
 use super::session::{Session, SessionSystems};
-use super::trails::end_effector_path_extent;
+use super::trails::{desired_end_effector_path, end_effector_path_extent};
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
@@ -116,46 +116,118 @@ fn spawn_stage(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSetti
     });
 }
 
-/// When the layout changes (a new session, or another arrangement): aim at
-/// the robots, or at the end-effector path when it travels far, following it.
+/// Vertical field of view of the 3-D camera (Bevy's default perspective).
+const VERTICAL_FOV: f32 = std::f32::consts::FRAC_PI_4;
+
+/// When the layout or the viewport changes (a new session, another
+/// arrangement, the panels settling), and the user has not moved the camera
+/// since: frame what the scenario is about.
 fn frame_session(
     session: Res<Session>,
     layout: Res<super::robot_view::ViewLayout>,
+    margins: Res<PanelMargins>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    home: Option<Res<HomeView>>,
     mut cameras: Query<&mut OrbitCamera>,
     mut commands: Commands,
 ) {
-    if !layout.is_changed() {
+    if !(layout.is_changed() || margins.is_changed()) {
         return;
     }
-    let (centre, extent) = end_effector_path_extent(&session);
-    let count = session.variants.len() as f32;
-    let width = match layout.arrangement {
-        super::robot_view::Arrangement::SideBySide => layout.spacing * count,
-        super::robot_view::Arrangement::Overlay => layout.spacing,
-    };
-    let follow = extent > 3.0;
-    let start = session.variants[0].task.first().map_or(centre, |t| {
-        Vec3::from_array(t.end_effector.map(|x| x as f32))
+    let aspect = window.single().map_or(1.5, |w| {
+        (w.width() - margins.left - margins.right).max(100.0) / w.height().max(100.0)
     });
-    let home = OrbitCamera {
-        target: if follow {
-            start
-        } else {
-            Vec3::new(0.0, 0.0, 0.35 * layout.spacing.min(1.5))
-        },
-        yaw: if follow { -1.2 } else { 0.0 },
-        pitch: 0.35,
-        distance: if follow {
-            3.0
-        } else {
-            1.5 * width.max(1.2) + 0.5
-        },
-        follow,
-    };
-    commands.insert_resource(HomeView(home));
+    let view = home_view(&session, &layout, aspect);
+    let untouched = |c: &OrbitCamera| home.as_ref().is_none_or(|h| *c == h.0);
     for mut c in &mut cameras {
-        *c = home;
+        if layout.is_changed() || untouched(&c) {
+            *c = view;
+        }
     }
+    commands.insert_resource(HomeView(view));
+}
+
+/// The view that frames the session. A run that travels far (the point
+/// mass) is followed from behind and to the side, slightly above, close
+/// enough that a variant leaving the plane of motion shows against the
+/// ground grid and the other variants' trails. Otherwise the camera looks at the robots and their desired
+/// end-effector paths obliquely from the front (the row of variants recedes
+/// in depth), slightly above, at the distance that fits them all in a
+/// viewport of width / height `aspect`.
+pub fn home_view(
+    session: &Session,
+    layout: &super::robot_view::ViewLayout,
+    aspect: f32,
+) -> OrbitCamera {
+    let (centre, extent) = end_effector_path_extent(session);
+    if extent > 3.0 {
+        let start = session.variants[0].view.first().map_or(centre, |t| {
+            Vec3::from_array(t.end_effector.map(|x| x as f32))
+        });
+        let travel = centre - start;
+        return OrbitCamera {
+            target: start,
+            yaw: travel.y.atan2(travel.x) - 2.3,
+            pitch: 0.3,
+            distance: 1.6,
+            follow: true,
+        };
+    }
+    let count = session.variants.len();
+    let path = desired_end_effector_path(session);
+    let mut points = Vec::new();
+    for (i, v) in session.variants.iter().enumerate() {
+        let offset = layout.offset(i, count);
+        for x in &v.kinematics.placements {
+            points.push(super::robot_view::point(&x.trans) + offset);
+        }
+        points.extend(path.iter().map(|p| *p + offset));
+        // The base, so that a robot reaching up stands on the view's floor.
+        points.push(offset);
+    }
+    let (lo, hi) = points.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    // Room for the links around their frames.
+    let (lo, hi) = (lo - Vec3::splat(0.15), hi + Vec3::splat(0.15));
+    let mut view = OrbitCamera {
+        target: 0.5 * (lo + hi),
+        yaw: 0.75,
+        pitch: 0.3,
+        distance: 1.0,
+        follow: false,
+    };
+    view.distance = fitting_distance(&view, lo, hi, aspect);
+    view
+}
+
+/// The smallest distance at which every corner of the box [lo, hi] is
+/// inside the view (both fields of view, 10 % margin).
+fn fitting_distance(view: &OrbitCamera, lo: Vec3, hi: Vec3, aspect: f32) -> f32 {
+    let t = OrbitCamera {
+        distance: 1.0,
+        ..*view
+    }
+    .transform();
+    let (right, up, back) = (*t.right(), *t.up(), *t.back());
+    let tan_v = (0.5 * VERTICAL_FOV).tan() / 1.1;
+    let tan_h = tan_v * aspect;
+    let mut distance: f32 = 0.3;
+    for k in 0..8 {
+        let corner = Vec3::new(
+            if k & 1 == 0 { lo.x } else { hi.x },
+            if k & 2 == 0 { lo.y } else { hi.y },
+            if k & 4 == 0 { lo.z } else { hi.z },
+        ) - view.target;
+        // The camera sits at distance d along `back`; the corner is
+        // d - corner . back in front of it.
+        let ahead = corner.dot(back);
+        distance = distance
+            .max(ahead + corner.dot(right).abs() / tan_h)
+            .max(ahead + corner.dot(up).abs() / tan_v);
+    }
+    distance
 }
 
 fn orbit(
@@ -210,7 +282,7 @@ fn follow_end_effectors(
         .iter()
         .enumerate()
         .filter_map(|(i, v)| {
-            v.task.last().map(|t| {
+            v.view.last().map(|t| {
                 Vec3::from_array(t.end_effector.map(|x| x as f32)) + layout.offset(i, count)
             })
         })

@@ -2,7 +2,10 @@
 //! factorization, estimate, payload). Each returns whether the user changed
 //! something; the session then applies the edited file.
 
-use crate::scenario::{ControllerSpec, EstimateSpec, FactorizationSpec, Gain, PayloadSpec};
+use crate::control::TaskKind;
+use crate::scenario::{
+    ControllerSpec, EstimateSpec, FactorizationSpec, Gain, PayloadSpec, TaskSpec,
+};
 use bevy_egui::egui;
 
 /// A gain: one value for all joints, or one per joint.
@@ -55,19 +58,14 @@ fn first(g: &Gain) -> f64 {
     }
 }
 
-const LAWS: [(&str, &str); 3] = [
+const LAWS: [(&str, &str); 6] = [
     ("slotine_li", "Slotine-Li"),
     ("pd_plus", "PD+"),
     ("computed_torque", "computed torque"),
+    ("task_slotine_li", "task: Cartesian Slotine-Li"),
+    ("operational_slotine_li", "task: operational Slotine-Li"),
+    ("operational_pd_plus", "task: operational PD+"),
 ];
-
-fn law_of(spec: &ControllerSpec) -> &'static str {
-    match spec {
-        ControllerSpec::SlotineLi { .. } => "slotine_li",
-        ControllerSpec::PdPlus { .. } => "pd_plus",
-        ControllerSpec::ComputedTorque { .. } => "computed_torque",
-    }
-}
 
 /// A combo box over `(key, label)` options; returns the key chosen (the
 /// current one unless the user picked another).
@@ -91,32 +89,11 @@ fn choose(
 
 /// The control law and its gains.
 pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> bool {
-    let law = choose(ui, ("law", id), &LAWS, law_of(spec));
+    let law = choose(ui, ("law", id), &LAWS, spec.kind());
     let mut changed = false;
-    if law != law_of(spec) {
+    if law != spec.kind() {
         changed = true;
-        let kd = match spec {
-            ControllerSpec::SlotineLi { kd, .. }
-            | ControllerSpec::PdPlus { kd, .. }
-            | ControllerSpec::ComputedTorque { kd, .. } => kd.clone(),
-        };
-        *spec = match law {
-            "slotine_li" => ControllerSpec::SlotineLi {
-                lambda: Gain::All(5.0),
-                kd,
-                adaptation: false,
-                gamma: Gain::All(1.0),
-                bounds: None,
-            },
-            "pd_plus" => ControllerSpec::PdPlus {
-                kp: Gain::All(5.0 * first(&kd)),
-                kd,
-            },
-            _ => ControllerSpec::ComputedTorque {
-                kp: Gain::All(100.0),
-                kd: Gain::All(20.0),
-            },
-        };
+        *spec = new_law(law, spec);
     }
     match spec {
         ControllerSpec::SlotineLi {
@@ -128,24 +105,115 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
         } => {
             changed |= gain(ui, "Λ (1/s)", lambda);
             changed |= gain(ui, "K_D", kd);
-            changed |= ui.checkbox(adaptation, "adapt the parameters").changed();
-            if *adaptation {
-                changed |= gain(ui, "Γ", gamma);
-            }
+            changed |= adaptation_editor(ui, adaptation, gamma);
+        }
+        ControllerSpec::TaskSlotineLi {
+            lambda,
+            kd,
+            posture_gain,
+            adaptation,
+            gamma,
+            ..
+        } => {
+            changed |= gain(ui, "Λ_x (1/s)", lambda);
+            changed |= gain(ui, "K_D (joints)", kd);
+            changed |= gain(ui, "posture k₀ (1/s)", posture_gain);
+            changed |= adaptation_editor(ui, adaptation, gamma);
         }
         ControllerSpec::PdPlus { kp, kd } | ControllerSpec::ComputedTorque { kp, kd } => {
             changed |= gain(ui, "K_P", kp);
             changed |= gain(ui, "K_D", kd);
         }
+        ControllerSpec::OperationalSlotineLi {
+            lambda: first_gain,
+            kd,
+            posture_kp,
+            posture_kd,
+        }
+        | ControllerSpec::OperationalPdPlus {
+            kp: first_gain,
+            kd,
+            posture_kp,
+            posture_kd,
+        } => {
+            let name = if law == "operational_pd_plus" {
+                "K_P (task)"
+            } else {
+                "Λ_x (1/s)"
+            };
+            changed |= gain(ui, name, first_gain);
+            changed |= gain(ui, "K_D (task)", kd);
+            changed |= gain(ui, "posture K_P", posture_kp);
+            changed |= gain(ui, "posture K_D", posture_kd);
+        }
     }
     changed
 }
 
-const FACTORIZATIONS: [(&str, &str); 4] = [
+/// Adaptation on/off and its gain.
+fn adaptation_editor(ui: &mut egui::Ui, adaptation: &mut bool, gamma: &mut Gain) -> bool {
+    let mut changed = ui.checkbox(adaptation, "adapt the parameters").changed();
+    if *adaptation {
+        changed |= gain(ui, "Γ", gamma);
+    }
+    changed
+}
+
+/// A law of kind `law` with gains carried over from `old` where they mean
+/// the same, else defaults that suit a desktop arm.
+fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
+    let joint_kd = match old {
+        ControllerSpec::SlotineLi { kd, .. }
+        | ControllerSpec::PdPlus { kd, .. }
+        | ControllerSpec::ComputedTorque { kd, .. }
+        | ControllerSpec::TaskSlotineLi { kd, .. } => kd.clone(),
+        _ => Gain::All(10.0),
+    };
+    match law {
+        "slotine_li" => ControllerSpec::SlotineLi {
+            lambda: Gain::All(5.0),
+            kd: joint_kd,
+            adaptation: false,
+            gamma: Gain::All(1.0),
+            bounds: None,
+        },
+        "pd_plus" => ControllerSpec::PdPlus {
+            kp: Gain::All(5.0 * first(&joint_kd)),
+            kd: joint_kd,
+        },
+        "computed_torque" => ControllerSpec::ComputedTorque {
+            kp: Gain::All(100.0),
+            kd: Gain::All(20.0),
+        },
+        "task_slotine_li" => ControllerSpec::TaskSlotineLi {
+            lambda: Gain::All(5.0),
+            kd: joint_kd,
+            posture_gain: Gain::All(1.0),
+            adaptation: false,
+            gamma: Gain::All(1.0),
+            bounds: None,
+        },
+        "operational_slotine_li" => ControllerSpec::OperationalSlotineLi {
+            lambda: Gain::All(5.0),
+            kd: Gain::All(50.0),
+            posture_kp: Gain::All(10.0),
+            posture_kd: Gain::All(2.0),
+        },
+        _ => ControllerSpec::OperationalPdPlus {
+            kp: Gain::All(400.0),
+            kd: Gain::All(40.0),
+            posture_kp: Gain::All(10.0),
+            posture_kd: Gain::All(2.0),
+        },
+    }
+}
+
+const FACTORIZATIONS: [(&str, &str); 5] = [
     ("christoffel", "C* (Christoffel)"),
     ("classic", "classic (v×*) I"),
     ("alternate", "alternate"),
     ("torsion", "C* + β-torsion"),
+    ("task_torsion", "C* + task-space β-torsion"),
 ];
 
 fn kind_of(spec: &FactorizationSpec) -> &'static str {
@@ -154,6 +222,7 @@ fn kind_of(spec: &FactorizationSpec) -> &'static str {
         FactorizationSpec::Classic => "classic",
         FactorizationSpec::Alternate => "alternate",
         FactorizationSpec::Torsion { .. } => "torsion",
+        FactorizationSpec::TaskTorsion { .. } => "task_torsion",
     }
 }
 
@@ -167,6 +236,10 @@ pub fn factorization(ui: &mut egui::Ui, id: &str, spec: &mut FactorizationSpec) 
             "christoffel" => FactorizationSpec::Christoffel,
             "classic" => FactorizationSpec::Classic,
             "alternate" => FactorizationSpec::Alternate,
+            "task_torsion" => FactorizationSpec::TaskTorsion {
+                beta: -5.0,
+                triples: None,
+            },
             _ => FactorizationSpec::Torsion {
                 beta: 1.0,
                 beta_gradient: Vec::new(),
@@ -174,15 +247,54 @@ pub fn factorization(ui: &mut egui::Ui, id: &str, spec: &mut FactorizationSpec) 
             },
         };
     }
-    if let FactorizationSpec::Torsion { beta, triples, .. } = spec {
-        changed |= ui
-            .add(egui::Slider::new(beta, -10.0..=10.0).text("β"))
-            .changed();
-        ui.small(match triples {
-            Some(t) => format!("on {} index triples", t.len()),
-            None => "on every index triple i < j < k".into(),
-        });
+    match spec {
+        FactorizationSpec::Torsion { beta, triples, .. } => {
+            changed |= ui
+                .add(egui::Slider::new(beta, -10.0..=10.0).text("β"))
+                .changed();
+            ui.small(match triples {
+                Some(t) => format!("on {} index triples", t.len()),
+                None => "on every index triple i < j < k".into(),
+            });
+        }
+        FactorizationSpec::TaskTorsion { beta, triples } => {
+            changed |= ui
+                .add(egui::Slider::new(beta, -1000.0..=1000.0).text("β (N s/m)"))
+                .changed();
+            ui.small(match triples {
+                Some(t) => format!("on {} task-coordinate triples", t.len()),
+                None => "β (v ×) on the three position coordinates".into(),
+            });
+        }
+        _ => {}
     }
+    changed
+}
+
+/// The end-effector task: what it controls and its singularity damping
+/// (the frame and the reference come from the scenario file).
+pub fn task(ui: &mut egui::Ui, task: &mut TaskSpec) -> bool {
+    ui.label(egui::RichText::new("Task").strong());
+    ui.small(format!(
+        "frame {}, reference: {}",
+        task.frame,
+        serde_json::to_value(&task.reference)
+            .ok()
+            .and_then(|v| v["kind"].as_str().map(str::to_string))
+            .unwrap_or_default()
+    ));
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        changed |= ui
+            .radio_value(&mut task.kind, TaskKind::Position, "position")
+            .changed();
+        changed |= ui
+            .radio_value(&mut task.kind, TaskKind::Pose, "pose")
+            .changed();
+    });
+    changed |= ui
+        .add(egui::Slider::new(&mut task.damping, 0.0..=0.5).text("singularity damping"))
+        .changed();
     changed
 }
 

@@ -262,7 +262,12 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                     }
                 });
             }
+            if let Some(task) = &mut draft.task {
+                ui.separator();
+                changed |= editors::task(ui, task);
+            }
             if changed {
+                s.session.complete_draft();
                 s.commands.write(SessionCommand::Apply);
             }
         });
@@ -312,7 +317,7 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
             }
             let trails = &mut *view.trails;
             ui.checkbox(&mut trails.show, "end-effector trails");
-            ui.checkbox(&mut trails.show_desired, "desired path FK(q_d)");
+            ui.checkbox(&mut trails.show_desired, "desired path (x_d, or FK(q_d))");
             editors::time_window(ui, &mut trails.window, 2.0, 0.2..=20.0);
             ui.separator();
             let task = &mut *view.task;

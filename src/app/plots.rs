@@ -1,5 +1,6 @@
 //! The right panel: live plots (egui_plot) with one line per variant —
-//! Lyapunov value, tracking error and s norms, a joint torque, a parameter
+//! Lyapunov value, tracking error and s norms, the task's position and
+//! orientation errors and |s_x| (task scenarios), a joint torque, a parameter
 //! estimate against its true value, the skew and validity residuals — and a
 //! torsion readout. Hovering shows values; the plots follow the last few
 //! seconds or show the whole run. Applied live edits are marked.
@@ -8,6 +9,7 @@ use super::camera::PanelMargins;
 use super::panels::show_side_panel;
 use super::session::{LiveVariant, Session};
 use super::variant_color32;
+use crate::control::TaskSample;
 use crate::sim::Sample;
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
@@ -90,6 +92,10 @@ fn plot(ui: &mut egui::Ui, session: &Session, since: f64, q: &Quantity, extra: O
         });
 }
 
+fn norm3(x: &[f64]) -> f64 {
+    x.iter().map(|a| a * a).sum::<f64>().sqrt()
+}
+
 /// log10 with a floor at 1e-14: below it, residuals are rounding noise.
 fn log10(x: f64) -> f64 {
     x.max(1e-14).log10()
@@ -120,20 +126,51 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
         .window
         .map_or(f64::NEG_INFINITY, |w| session.time() - w);
     torsion_readout(ui, session);
-    let quantities = [
+    let with_task = session
+        .variants
+        .iter()
+        .any(|v| v.samples.last().is_some_and(|s| s.task.is_some()));
+    let mut quantities = vec![
         Quantity {
-            title: "Lyapunov value V (true model)".into(),
+            title: "storage / Lyapunov value V (true model)".into(),
             value: Box::new(|v, k| v.samples[k].lyapunov.value),
         },
         Quantity {
-            title: "tracking error |e| = |q - q_d|".into(),
+            title: "tracking error |e| (joints, or the task)".into(),
             value: Box::new(|v, k| v.samples[k].lyapunov.e_norm),
         },
         Quantity {
-            title: "|s| = |de/dt + Λ e|".into(),
+            title: "passive output |s| (|s_x| for operational laws, |e_dot| for PD+)".into(),
             value: Box::new(|v, k| v.samples[k].lyapunov.s_norm),
         },
     ];
+    if with_task {
+        let task = |f: fn(&TaskSample) -> f64| -> Reader {
+            Box::new(move |v, k| v.samples[k].task.as_ref().map_or(f64::NAN, f))
+        };
+        quantities.extend([
+            Quantity {
+                title: "task position error |p - p_d| (mm)".into(),
+                value: task(|t| 1e3 * norm3(&t.error[3..])),
+            },
+            Quantity {
+                title: "|s_x| = |x_dot - x_dot_r|".into(),
+                value: task(|t| norm3(&t.sliding)),
+            },
+        ]);
+        let pose = session.variants.iter().any(|v| {
+            v.sim
+                .controller
+                .task()
+                .is_some_and(|t| t.kind == crate::control::TaskKind::Pose)
+        });
+        if pose {
+            quantities.push(Quantity {
+                title: "task orientation error |log(R R_d^T)| (rad)".into(),
+                value: task(|t| norm3(&t.error[..3])),
+            });
+        }
+    }
     for q in &quantities {
         plot(ui, session, since, q, None);
     }
@@ -200,7 +237,7 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
         },
         Quantity {
             title: "log10 validity residual max|(C - C*) v|".into(),
-            value: Box::new(|v, k| log10(v.task[k].validity_residual)),
+            value: Box::new(|v, k| log10(v.view[k].validity_residual)),
         },
     ];
     for q in &residuals {
@@ -210,7 +247,7 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
 
 /// The factorization's numbers now: torsion norm, skew and validity
 /// residuals (seed 001: admissible means both residuals vanish; torsion is
-/// what Lyapunov analysis cannot see).
+/// what Lyapunov analysis cannot see), V, and the task's manipulability.
 fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
     egui::Grid::new("torsion readout")
         .striped(true)
@@ -220,9 +257,12 @@ fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
             ui.label("skew res.");
             ui.label("validity res.");
             ui.label("V");
+            ui.label("manip.").on_hover_text(
+                "manipulability sqrt(det(J J^T)) of the task, and sigma_min / sigma_rms",
+            );
             ui.end_row();
             for (i, v) in session.variants.iter().enumerate() {
-                let (Some(s), Some(t)) = (v.samples.last(), v.task.last()) else {
+                let (Some(s), Some(t)) = (v.samples.last(), v.view.last()) else {
                     continue;
                 };
                 ui.colored_label(variant_color32(i), &v.name);
@@ -230,6 +270,9 @@ fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
                 ui.label(format!("{:.1e}", s.skew_residual));
                 ui.label(format!("{:.1e}", t.validity_residual));
                 ui.label(format!("{:.4}", s.lyapunov.value));
+                ui.label(s.task.as_ref().map_or("-".into(), |t| {
+                    format!("{:.3} ({:.2})", t.manipulability, t.singular_ratio)
+                }));
                 ui.end_row();
             }
         });

@@ -129,13 +129,22 @@ fn y_to_z() -> spatial::Transform {
     )
 }
 
-/// The farthest any frame gets from the base at the current state (sets
-/// the side-by-side spacing).
-fn reach(session: &Session) -> f32 {
+/// The side-by-side spacing: the robot's width across the row (y) at the
+/// current state and along its desired end-effector path, plus room
+/// between the robots.
+fn spacing(session: &Session) -> f32 {
     let v = &session.variants[0];
-    (0..v.sim.plant.frames.len())
-        .map(|f| frame_placement(&v.sim.plant, &v.kinematics, f).trans.norm())
-        .fold(0.0, f64::max) as f32
+    let frames = (0..v.sim.plant.frames.len()).map(|f| {
+        frame_placement(&v.sim.plant, &v.kinematics, f)
+            .trans
+            .y
+            .abs() as f32
+    });
+    let path = super::trails::desired_end_effector_path(session)
+        .into_iter()
+        .map(|p| p.y.abs());
+    let half_width = frames.chain(path).fold(0.0, f32::max);
+    (2.0 * half_width + 0.6).max(0.8)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -167,7 +176,7 @@ fn rebuild_robots(
         } else {
             Arrangement::Overlay
         },
-        spacing: (2.2 * reach(&session)).max(0.8),
+        spacing: spacing(&session),
     };
     state.materials = (0..session.variants.len())
         .map(|i| {

@@ -68,13 +68,15 @@ pub fn shipped_scenarios() -> Vec<PathBuf> {
     files
 }
 
-/// What the app records next to each [`Sample`]: task-space positions and
-/// the factorization's diagnostics (seed 001 secs. III-IV).
+/// What the app records next to each [`Sample`]: the followed end
+/// effector's position and the factorization's diagnostics (seed 001 secs.
+/// III-IV).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TaskSample {
+pub struct ViewSample {
     /// End-effector position in the world.
     pub end_effector: [f64; 3],
-    /// Where the end effector would be on the reference, FK(q_d).
+    /// Where it should be: the task's x_d when the end effector is the
+    /// controlled task frame, else FK(q_d).
     pub desired: [f64; 3],
     /// max |(C - C*) v| (zero for every admissible factorization).
     pub validity_residual: f64,
@@ -88,7 +90,7 @@ pub struct LiveVariant {
     pub sim: Simulation,
     pub samples: Vec<Sample>,
     /// Recorded at the same instants as `samples`.
-    pub task: Vec<TaskSample>,
+    pub view: Vec<ViewSample>,
     /// Set when the run diverged; the variant then stops, its data stays.
     pub divergence: Option<Divergence>,
     /// Wall-clock seconds spent stepping this variant.
@@ -106,7 +108,7 @@ impl LiveVariant {
             name,
             sim,
             samples: Vec::new(),
-            task: Vec::new(),
+            view: Vec::new(),
             divergence: None,
             wall_time: 0.0,
         }
@@ -121,7 +123,11 @@ impl LiveVariant {
             frame_placement(&sim.plant, ws, end_effector).trans.into()
         };
         let end_effector_position = position(&mut self.scratch, &sample.q);
-        let desired = position(&mut self.scratch, &sample.q_desired);
+        let task_frame = sim.controller.task().map(|t| t.frame);
+        let desired = match &sample.task {
+            Some(t) if task_frame == Some(end_effector) => t.desired_position,
+            _ => position(&mut self.scratch, &sample.q_desired),
+        };
         let d = diagnose(
             &sim.estimate,
             &mut self.scratch,
@@ -129,7 +135,7 @@ impl LiveVariant {
             &sample.v,
             &sim.controller.factorization,
         );
-        self.task.push(TaskSample {
+        self.view.push(ViewSample {
             end_effector: end_effector_position,
             desired,
             validity_residual: d.validity_residual,
@@ -148,6 +154,7 @@ impl LiveVariant {
             simulated_time: self.samples.last().map_or(0.0, |s| s.t),
             true_parameters: self.sim.true_parameters().to_vec(),
             contact: self.sim.contact_stats(),
+            singular_region: self.sim.controller.task().map(|t| t.damping.region),
         }
     }
 }
@@ -186,9 +193,9 @@ pub struct Session {
     pub generation: u64,
 }
 
-/// The frame the views follow: the payload's link if the scenario has one,
-/// else a link named like an end effector (hand, tool, tcp, ee, tip,
-/// gripper), else the deepest body.
+/// The frame the views follow: the task's frame if the scenario has one,
+/// else the payload's link, else a link named like an end effector (hand,
+/// tool, tcp, ee, tip, gripper), else the deepest body.
 pub fn default_end_effector(model: &Model, file: &ScenarioFile) -> usize {
     const HINTS: [&str; 7] = ["tcp", "tool", "ee", "end", "hand", "tip", "gripper"];
     let depth = |f: usize| {
@@ -204,6 +211,10 @@ pub fn default_end_effector(model: &Model, file: &ScenarioFile) -> usize {
             _ => Some(f),
         })
     };
+    let task = file
+        .task
+        .as_ref()
+        .and_then(|t| model.frame_by_name(&t.frame));
     let payload = [file.robot.payload.as_ref(), file.estimate.payload.as_ref()]
         .into_iter()
         .flatten()
@@ -214,7 +225,7 @@ pub fn default_end_effector(model: &Model, file: &ScenarioFile) -> usize {
             .split('_')
             .any(|token| HINTS.iter().any(|h| token.starts_with(h)))
     }));
-    payload
+    task.or(payload)
         .or(named)
         .or_else(|| deepest(&mut attached()))
         .unwrap_or(0)
@@ -340,6 +351,45 @@ impl Session {
         self.replace(source, scenario)
     }
 
+    /// Adds what an edited controller needs: a `[task]` (a gentle circle of
+    /// the followed end effector from where it starts) for task-space laws,
+    /// and a `[reference]` (hold the initial configuration) for joint laws.
+    pub fn complete_draft(&mut self) {
+        let draft = &mut self.draft;
+        let laws = std::iter::once(&draft.controller)
+            .chain(draft.variants.iter().filter_map(|v| v.controller.as_ref()));
+        let (task_law, joint_law) = laws.fold((false, false), |(t, j), c| {
+            (t || c.is_task_space(), j || !c.is_task_space())
+        });
+        let model = &self.variants[0].sim.plant;
+        if task_law && draft.task.is_none() {
+            draft.task = Some(crate::scenario::TaskSpec::new(
+                model.frames[self.end_effector].name.clone(),
+                crate::control::TaskKind::Position,
+                crate::control::TaskReference::Circle {
+                    center: None,
+                    radius: 0.05,
+                    normal: [0.0, 0.0, 1.0],
+                    period: 4.0,
+                    start_angle: 0.0,
+                    ramp: 1.0,
+                    rpy: None,
+                },
+            ));
+        }
+        if joint_law && draft.reference.is_none() {
+            let q = draft
+                .initial
+                .q
+                .clone()
+                .unwrap_or_else(|| model.neutral_configuration());
+            let first = q.len() - (model.nv - if model.has_free_root() { 6 } else { 0 });
+            draft.reference = Some(crate::control::Reference::Hold {
+                q: q[first..].to_vec(),
+            });
+        }
+    }
+
     /// Applies the edited tables: from the next step on (same robot and
     /// variants) or by restarting, as `apply_mode` says. On error nothing
     /// changes.
@@ -401,6 +451,9 @@ fn describe_change(before: &ScenarioFile, after: &ScenarioFile) -> String {
     }
     if before.factorization != after.factorization {
         parts.push("factorization".to_string());
+    }
+    if before.task != after.task {
+        parts.push("task".to_string());
     }
     if before.estimate != after.estimate {
         parts.push("estimate".to_string());

@@ -56,7 +56,7 @@ fn draw_trails(
     for (i, v) in session.variants.iter().enumerate() {
         let offset = layout.offset(i, count);
         let first = v.samples.partition_point(|s| s.t < since);
-        let recent = &v.task[first.min(v.task.len())..];
+        let recent = &v.view[first.min(v.view.len())..];
         let color = variant_color(i);
         gizmos.linestrip(
             recent.iter().map(|t| to_vec3(t.end_effector) + offset),
@@ -71,21 +71,36 @@ fn draw_trails(
     }
 }
 
-/// Centre and size (largest extent, m) of the end effector's desired path
-/// over the whole run, from the reference (for framing the camera).
-pub fn end_effector_path_extent(session: &Session) -> (Vec3, f32) {
+/// The end effector's desired path over the whole run, 51 points: the
+/// task's x_d when the end effector is the controlled frame, else FK(q_d).
+pub fn desired_end_effector_path(session: &Session) -> Vec<Vec3> {
     let v = &session.variants[0];
     let model = &v.sim.plant;
     let mut ws = Workspace::new(model);
     let mut controller = v.sim.controller.clone();
-    let points: Vec<Vec3> = (0..=50)
+    let task = controller
+        .task()
+        .filter(|t| t.frame == session.end_effector)
+        .cloned();
+    let mut x_d = crate::control::task::TaskDesired::default();
+    (0..=50)
         .map(|k| {
             let t = session.duration * k as f64 / 50.0;
+            if let Some(task) = &task {
+                task.reference.evaluate(t, &task.start, &mut x_d);
+                return super::robot_view::point(&x_d.position);
+            }
             let d = controller.desired_at(t, &v.sim.q, &v.sim.v);
             forward_kinematics(model, &mut ws, &d.q);
             super::robot_view::point(&frame_placement(model, &ws, session.end_effector).trans)
         })
-        .collect();
+        .collect()
+}
+
+/// Centre and size (largest extent, m) of the end effector's desired path
+/// over the whole run (for framing the camera).
+pub fn end_effector_path_extent(session: &Session) -> (Vec3, f32) {
+    let points = desired_end_effector_path(session);
     let (lo, hi) = points.iter().fold(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),

@@ -1,7 +1,14 @@
 //! Passivity-based controllers (design sec. 6): Slotine-Li with optional
-//! adaptation, PD+, and computed torque as the non-passive baseline. Every
-//! controller takes the Coriolis factorization as a parameter and uses the
-//! controller's (estimated) model; the Lyapunov functions use the true one.
+//! adaptation, PD+, and computed torque as the non-passive baseline in
+//! joint space; in task space (an end-effector frame), Slotine and Li's
+//! Cartesian law with a joint-space sliding variable
+//! ([`task_slotine_li`]) and the operational-space Slotine-Li and PD+
+//! ([`operational_space`]). Every controller takes the Coriolis
+//! factorization as a parameter and uses the controller's (estimated)
+//! model; the Lyapunov functions use the true one.
+//!
+//! Task-space laws track a [`Task`]; the joint reference is then their
+//! posture q_0d(t) in the null space of the task.
 //!
 //! A free root (legged robots) is unactuated: references and gains describe
 //! the joints after it, the root's desired state is its actual state (its
@@ -10,13 +17,20 @@
 //! The laws are then the joint rows of the fixed-root laws; the Lyapunov
 //! values are those of the joint errors.
 
+pub mod operational_space;
 mod reference;
+pub mod task;
+pub mod task_slotine_li;
 
 pub use reference::{Desired, JointTerms, Reference, Sine};
+pub use task::{Task, TaskKind, TaskReference, TaskSample};
 
 use crate::algorithms::{crba, rnea, slotine_li_regressor_transpose, Workspace};
 use crate::factorization::Factorization;
 use crate::model::Model;
+use operational_space::OperationalSpace;
+use task::TaskWorkspace;
+use task_slotine_li::JointReferenceFromTask;
 
 /// Adaptation pi_hat_dot = -gamma Y^T s, with optional bounds on the estimates.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,22 +56,145 @@ pub enum ControlLaw {
     PdPlus { kp: Vec<f64>, kd: Vec<f64> },
     /// tau = H_hat (qddot_d - K_d e_dot - K_p e) + C_hat qdot + g_hat.
     ComputedTorque { kp: Vec<f64>, kd: Vec<f64> },
+    /// Slotine and Li's Cartesian law ([`task_slotine_li`]): `lambda` per
+    /// task coordinate, `kd` and the posture gain k_0 per joint.
+    TaskSlotineLi {
+        lambda: Vec<f64>,
+        kd: Vec<f64>,
+        posture: Vec<f64>,
+        adaptation: Option<Adaptation>,
+    },
+    /// Operational-space Slotine-Li ([`operational_space`]): `lambda` and
+    /// `kd` per task coordinate, the posture PD per joint.
+    OperationalSlotineLi {
+        lambda: Vec<f64>,
+        kd: Vec<f64>,
+        posture_kp: Vec<f64>,
+        posture_kd: Vec<f64>,
+    },
+    /// Operational-space PD+ ([`operational_space`]): `kp` and `kd` per task
+    /// coordinate, the posture PD per joint.
+    OperationalPdPlus {
+        kp: Vec<f64>,
+        kd: Vec<f64>,
+        posture_kp: Vec<f64>,
+        posture_kd: Vec<f64>,
+    },
+}
+
+impl ControlLaw {
+    /// The adaptation law, for the adaptive laws.
+    pub fn adaptation(&self) -> Option<&Adaptation> {
+        match self {
+            ControlLaw::SlotineLi { adaptation, .. }
+            | ControlLaw::TaskSlotineLi { adaptation, .. } => adaptation.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the law tracks an end-effector task.
+    pub fn is_task_space(&self) -> bool {
+        matches!(
+            self,
+            ControlLaw::TaskSlotineLi { .. }
+                | ControlLaw::OperationalSlotineLi { .. }
+                | ControlLaw::OperationalPdPlus { .. }
+        )
+    }
 }
 
 /// The controller's Lyapunov function and its parts at one state.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Lyapunov {
-    /// Slotine-Li: 1/2 s^T H s + 1/2 pi_tilde^T Gamma^-1 pi_tilde; PD+:
-    /// 1/2 e_dot^T H e_dot + 1/2 e^T K_p e; computed torque: the error energy
+    /// Slotine-Li (joint space and task-space with a joint sliding
+    /// variable): 1/2 s^T H s + 1/2 pi_tilde^T Gamma^-1 pi_tilde; PD+:
+    /// 1/2 e_dot^T H e_dot + 1/2 e^T K_p e; operational-space Slotine-Li:
+    /// 1/2 s_x^T Lambda s_x; operational-space PD+: 1/2 e_dot_x^T Lambda
+    /// e_dot_x + 1/2 e_x^T K_P e_x; computed torque: the error energy
     /// 1/2 e_dot^T e_dot + 1/2 e^T K_p e (not a Lyapunov function of the
     /// closed loop under model mismatch).
     pub value: f64,
-    /// The kinetic-like part (s^T H s or e_dot^T H e_dot, halved).
+    /// The kinetic-like part (s^T H s, e_dot^T H e_dot, s_x^T Lambda s_x,
+    /// halved).
     pub kinetic: f64,
     /// The parameter-error part 1/2 pi_tilde^T Gamma^-1 pi_tilde (adaptive only).
     pub parameter: f64,
+    /// |e|: the joint error, or the task error e_x for task-space laws.
     pub e_norm: f64,
+    /// The passive output's norm: |s| (Slotine-Li, joint sliding variable),
+    /// |e_dot| (PD+, computed torque), |s_x| (operational Slotine-Li),
+    /// |e_dot_x| (operational PD+).
     pub s_norm: f64,
+}
+
+/// A task with the buffers the task-space laws use.
+#[derive(Clone, Debug)]
+struct TaskControl {
+    task: Task,
+    ws: TaskWorkspace,
+    joint_reference: JointReferenceFromTask,
+    operational: OperationalSpace,
+    zero_gain: Vec<f64>,
+    posture_force: Vec<f64>,
+    /// The task at the last `lyapunov`.
+    sample: Option<TaskSample>,
+}
+
+impl TaskControl {
+    /// The task at (t, q, v) on `model` with the law's Lambda_x (zero for
+    /// PD+ and joint laws); for the Cartesian Slotine-Li law also q_dot_r,
+    /// q_ddot_r and s from the posture reference and its errors.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate(
+        &mut self,
+        law: &ControlLaw,
+        model: &Model,
+        ws: &mut Workspace,
+        (t, q, v): (f64, &[f64], &[f64]),
+        posture: &Desired,
+        (e, e_dot): (&[f64], &[f64]),
+        (v_r, a_r, s): (&mut [f64], &mut [f64], &mut [f64]),
+    ) {
+        let lambda = match law {
+            ControlLaw::TaskSlotineLi { lambda, .. }
+            | ControlLaw::OperationalSlotineLi { lambda, .. } => lambda,
+            _ => &self.zero_gain,
+        };
+        self.ws.evaluate(model, ws, &self.task, t, q, v, lambda);
+        if let ControlLaw::TaskSlotineLi { posture: k0, .. } = law {
+            self.joint_reference.compute(
+                &self.ws,
+                &self.task.damping,
+                posture,
+                e,
+                e_dot,
+                k0,
+                v_r,
+                a_r,
+            );
+            for ((s, v), v_r) in s.iter_mut().zip(v).zip(v_r.iter()) {
+                *s = v - v_r;
+            }
+        }
+    }
+
+    /// damping w^(1/2) for the operational-space inertia at the last evaluation.
+    fn relative_damping(&self) -> f64 {
+        self.task.damping.damping * self.ws.damping_weight.sqrt()
+    }
+
+    fn new(task: Task, model: &Model) -> Self {
+        let (m, n) = (task.dim(), model.nv);
+        TaskControl {
+            ws: TaskWorkspace::new(model, &task),
+            joint_reference: JointReferenceFromTask::new(m, n),
+            operational: OperationalSpace::new(m, n),
+            zero_gain: vec![0.0; m],
+            posture_force: vec![0.0; n],
+            sample: None,
+            task,
+        }
+    }
 }
 
 /// A controller with its buffers.
@@ -65,7 +202,10 @@ pub struct Lyapunov {
 pub struct Controller {
     pub law: ControlLaw,
     pub factorization: Factorization,
+    /// The joint reference (for task-space laws: the posture).
     pub reference: Reference,
+    /// The end-effector task (task-space laws; recorded for any law).
+    task: Option<Box<TaskControl>>,
     /// The reference's joints at the last evaluation.
     joint_desired: Desired,
     /// The whole desired state: the free root's actual state, then the joints.
@@ -98,6 +238,8 @@ pub enum ControlError {
     Reference(String),
     #[error(transparent)]
     Factorization(#[from] crate::factorization::FactorizationError),
+    #[error("the task {0}")]
+    Task(String),
 }
 
 /// The gain of speed k from a per-joint list, the first `root` speeds
@@ -107,11 +249,14 @@ fn gain(g: &[f64], root: usize, k: usize) -> f64 {
 }
 
 impl Controller {
-    /// A controller for `model` (the estimated model: same kinematics as the plant).
+    /// A controller for `model` (the estimated model: same kinematics as the
+    /// plant). Task-space laws need `task`; for other laws a task is only
+    /// recorded.
     pub fn new(
         law: ControlLaw,
         factorization: Factorization,
         reference: Reference,
+        task: Option<Task>,
         model: &Model,
     ) -> Result<Self, ControlError> {
         let (root_speeds, root_coordinates) = if model.has_free_root() {
@@ -149,12 +294,68 @@ impl Controller {
                 check("kp", kp, n)?;
                 check("kd", kd, n)?;
             }
+            ControlLaw::TaskSlotineLi {
+                lambda,
+                kd,
+                posture,
+                adaptation,
+            } => {
+                let m = task_dim(&task)?;
+                check("lambda", lambda, m)?;
+                check("kd", kd, n)?;
+                check("posture_gain", posture, n)?;
+                if let Some(a) = adaptation {
+                    check("gamma", &a.gamma, 10 * model.nbodies())?;
+                }
+            }
+            ControlLaw::OperationalSlotineLi {
+                lambda: gain,
+                kd,
+                posture_kp,
+                posture_kd,
+            }
+            | ControlLaw::OperationalPdPlus {
+                kp: gain,
+                kd,
+                posture_kp,
+                posture_kd,
+            } => {
+                let m = task_dim(&task)?;
+                let name = if matches!(law, ControlLaw::OperationalPdPlus { .. }) {
+                    "kp"
+                } else {
+                    "lambda"
+                };
+                check(name, gain, m)?;
+                check("kd", kd, m)?;
+                check("posture_kp", posture_kp, n)?;
+                check("posture_kd", posture_kd, n)?;
+            }
+        }
+        if law.is_task_space() && root_speeds > 0 {
+            return Err(ControlError::Task(
+                "controllers need a fixed root (a free-floating base is not actuated)".into(),
+            ));
+        }
+        if let Some(t) = &task {
+            t.validate(model).map_err(ControlError::Task)?;
+            if !t.torsion.is_empty()
+                && !matches!(
+                    law,
+                    ControlLaw::OperationalSlotineLi { .. } | ControlLaw::OperationalPdPlus { .. }
+                )
+            {
+                return Err(ControlError::Task(
+                    "torsion acts on the task-space factorization: it needs an operational-space controller".into(),
+                ));
+            }
         }
         let z = vec![0.0; model.nv];
         Ok(Controller {
             law,
             factorization,
             reference,
+            task: task.map(|t| Box::new(TaskControl::new(t, model))),
             joint_desired: Desired {
                 q: vec![0.0; n],
                 v: vec![0.0; n],
@@ -178,6 +379,16 @@ impl Controller {
         })
     }
 
+    /// The task, if the controller has one.
+    pub fn task(&self) -> Option<&Task> {
+        self.task.as_ref().map(|t| &t.task)
+    }
+
+    /// The task's recorded quantities at the last `lyapunov` (None without a task).
+    pub fn task_sample(&self) -> Option<TaskSample> {
+        self.task.as_ref().and_then(|t| t.sample)
+    }
+
     /// The desired state at the last `compute` or `lyapunov`.
     pub fn desired(&self) -> &Desired {
         &self.desired
@@ -199,6 +410,8 @@ impl Controller {
         &self.desired
     }
 
+    /// Joint errors against the joint reference (the posture, for
+    /// task-space laws), and the joint Slotine-Li references.
     fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
         let (r, rq) = (self.root_speeds, self.root_coordinates);
         self.desired_at(t, q, v);
@@ -225,9 +438,21 @@ impl Controller {
     /// (its inertias are the current estimates).
     pub fn compute(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
         self.errors(t, q, v);
+        if let (true, Some(tc)) = (self.law.is_task_space(), self.task.as_deref_mut()) {
+            tc.evaluate(
+                &self.law,
+                estimate,
+                &mut self.ws,
+                (t, q, v),
+                &self.desired,
+                (&self.e, &self.e_dot),
+                (&mut self.v_r, &mut self.a_r, &mut self.s),
+            );
+        }
         let (n, r) = (v.len(), self.root_speeds);
         match &self.law {
-            ControlLaw::SlotineLi { kd, adaptation, .. } => {
+            ControlLaw::SlotineLi { kd, adaptation, .. }
+            | ControlLaw::TaskSlotineLi { kd, adaptation, .. } => {
                 let tau = self.factorization.slotine_li_torque(
                     estimate,
                     &mut self.ws,
@@ -280,6 +505,47 @@ impl Controller {
                 let tau = rnea(estimate, &mut self.ws, q, v, &self.a_r);
                 self.tau.copy_from_slice(tau.as_slice());
             }
+            ControlLaw::OperationalSlotineLi {
+                kd,
+                posture_kp,
+                posture_kd,
+                ..
+            }
+            | ControlLaw::OperationalPdPlus {
+                kd,
+                posture_kp,
+                posture_kd,
+                ..
+            } => {
+                let kp: &[f64] = match &self.law {
+                    ControlLaw::OperationalPdPlus { kp, .. } => kp,
+                    _ => &[],
+                };
+                let tc = self
+                    .task
+                    .as_deref_mut()
+                    .expect("task-space laws are built with a task");
+                for i in 0..n {
+                    tc.posture_force[i] =
+                        -posture_kp[i] * self.e[i] - posture_kd[i] * self.e_dot[i];
+                }
+                let damping = tc.relative_damping();
+                tc.operational
+                    .project(estimate, &mut self.ws, q, &tc.ws.jacobian, damping);
+                tc.operational.torque(
+                    estimate,
+                    &mut self.ws,
+                    &self.factorization,
+                    &tc.task,
+                    &tc.ws,
+                    q,
+                    v,
+                    kp,
+                    kd,
+                    &tc.posture_force,
+                    &mut self.tau,
+                );
+            }
         }
         self.tau[..self.root_speeds].fill(0.0);
     }
@@ -287,14 +553,10 @@ impl Controller {
     /// Applies the bounds of the adaptation to a parameter rate: a rate that
     /// would push an estimate at (or past) its bound further out is zeroed.
     pub fn project_rate(&self, pi_hat: &[f64], rate: &mut [f64]) {
-        if let ControlLaw::SlotineLi {
-            adaptation:
-                Some(Adaptation {
-                    bounds: Some((lo, hi)),
-                    ..
-                }),
+        if let Some(Adaptation {
+            bounds: Some((lo, hi)),
             ..
-        } = &self.law
+        }) = self.law.adaptation()
         {
             for p in 0..rate.len() {
                 if (pi_hat[p] <= lo[p] && rate[p] < 0.0) || (pi_hat[p] >= hi[p] && rate[p] > 0.0) {
@@ -307,14 +569,10 @@ impl Controller {
     /// Clamps estimates into their bounds (the discrete-time side of the
     /// projection: an integrator step may cross a bound before the rate is cut).
     pub fn clamp_parameters(&self, pi_hat: &mut [f64]) {
-        if let ControlLaw::SlotineLi {
-            adaptation:
-                Some(Adaptation {
-                    bounds: Some((lo, hi)),
-                    ..
-                }),
+        if let Some(Adaptation {
+            bounds: Some((lo, hi)),
             ..
-        } = &self.law
+        }) = self.law.adaptation()
         {
             for ((p, l), h) in pi_hat.iter_mut().zip(lo).zip(hi) {
                 *p = p.clamp(*l, *h);
@@ -323,7 +581,8 @@ impl Controller {
     }
 
     /// The Lyapunov function at time t with the true model `plant`;
-    /// `pi_tilde` = pi_hat - pi (adaptive Slotine-Li only).
+    /// `pi_tilde` = pi_hat - pi (adaptive Slotine-Li only). With a task,
+    /// also records the task's quantities ([`Self::task_sample`]).
     pub fn lyapunov(
         &mut self,
         t: f64,
@@ -334,28 +593,44 @@ impl Controller {
         pi_tilde: Option<&[f64]>,
     ) -> Lyapunov {
         self.errors(t, q, v);
+        if let Some(tc) = self.task.as_deref_mut() {
+            tc.evaluate(
+                &self.law,
+                plant,
+                plant_ws,
+                (t, q, v),
+                &self.desired,
+                (&self.e, &self.e_dot),
+                (&mut self.v_r, &mut self.a_r, &mut self.s),
+            );
+            tc.sample = Some(tc.ws.sample());
+        }
         let norm = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
         let quad = |h: &nalgebra::DMatrix<f64>, x: &[f64]| {
             let xv = nalgebra::DVector::from_column_slice(x);
             0.5 * xv.dot(&(h * &xv))
         };
-        let e_norm = norm(&self.e);
-        match &self.law {
-            ControlLaw::SlotineLi { adaptation, .. } => {
-                let kinetic = quad(crba(plant, plant_ws, q), &self.s);
-                let parameter = match (adaptation, pi_tilde) {
-                    (Some(a), Some(pt)) => {
-                        0.5 * pt.iter().zip(&a.gamma).map(|(x, g)| x * x / g).sum::<f64>()
-                    }
-                    _ => 0.0,
-                };
-                Lyapunov {
-                    value: kinetic + parameter,
-                    kinetic,
-                    parameter,
+        let parameter = match (self.law.adaptation(), pi_tilde) {
+            (Some(a), Some(pt)) => {
+                0.5 * pt.iter().zip(&a.gamma).map(|(x, g)| x * x / g).sum::<f64>()
+            }
+            _ => 0.0,
+        };
+        let (kinetic, potential, e_norm, s_norm) = match &self.law {
+            ControlLaw::SlotineLi { .. } => (
+                quad(crba(plant, plant_ws, q), &self.s),
+                0.0,
+                norm(&self.e),
+                norm(&self.s),
+            ),
+            ControlLaw::TaskSlotineLi { .. } => {
+                let e_norm = self.task.as_ref().map_or(0.0, |tc| tc.ws.error.norm());
+                (
+                    quad(crba(plant, plant_ws, q), &self.s),
+                    0.0,
                     e_norm,
-                    s_norm: norm(&self.s),
-                }
+                    norm(&self.s),
+                )
             }
             ControlLaw::PdPlus { kp, .. } | ControlLaw::ComputedTorque { kp, .. } => {
                 let kinetic = match &self.law {
@@ -369,14 +644,50 @@ impl Controller {
                         .zip(kp)
                         .map(|(x, k)| k * x * x)
                         .sum::<f64>();
-                Lyapunov {
-                    value: kinetic + potential,
-                    kinetic,
-                    parameter: 0.0,
-                    e_norm,
-                    s_norm: norm(&self.e_dot),
-                }
+                (kinetic, potential, norm(&self.e), norm(&self.e_dot))
             }
+            ControlLaw::OperationalSlotineLi { .. } | ControlLaw::OperationalPdPlus { .. } => {
+                let tc = self
+                    .task
+                    .as_deref_mut()
+                    .expect("task-space laws are built with a task");
+                let damping = tc.relative_damping();
+                tc.operational
+                    .project(plant, plant_ws, q, &tc.ws.jacobian, damping);
+                let s_x = tc.ws.sliding.as_slice();
+                let potential = match &self.law {
+                    ControlLaw::OperationalPdPlus { kp, .. } => {
+                        0.5 * tc
+                            .ws
+                            .error
+                            .iter()
+                            .zip(kp)
+                            .map(|(x, k)| k * x * x)
+                            .sum::<f64>()
+                    }
+                    _ => 0.0,
+                };
+                (
+                    quad(&tc.operational.lambda, s_x),
+                    potential,
+                    tc.ws.error.norm(),
+                    norm(s_x),
+                )
+            }
+        };
+        Lyapunov {
+            value: kinetic + potential + parameter,
+            kinetic,
+            parameter,
+            e_norm,
+            s_norm,
         }
     }
+}
+
+/// The task's dimension, or the error for a task-space law without one.
+fn task_dim(task: &Option<Task>) -> Result<usize, ControlError> {
+    task.as_ref().map(Task::dim).ok_or_else(|| {
+        ControlError::Task("is missing: task-space controllers need a [task]".into())
+    })
 }

@@ -112,10 +112,12 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             bounds: None,
         },
         factorization: FactorizationSpec::Christoffel,
-        reference,
+        reference: Some(reference),
+        task: None,
         initial: InitialSpec {
             q: Some(q0),
             v: None,
+            task_velocity: None,
         },
         simulation: SimulationSpec::default(),
         variants,

@@ -15,7 +15,8 @@ pub use runner::{run_variant, VariantResult};
 pub use schema::*;
 pub use sweep::{sweep, with_parameter, SweepRow};
 
-use crate::control::{Adaptation, ControlError, ControlLaw, Controller};
+use crate::control::task::SingularityDamping;
+use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
@@ -71,6 +72,8 @@ pub struct Variant {
     pub simulation: Simulation,
     pub duration: f64,
     pub record_period: f64,
+    /// The task's `singular_region` (runs with a task).
+    pub singular_region: Option<f64>,
 }
 
 /// A name usable as a file or folder name: not empty, not `.` or `..`, no
@@ -296,12 +299,16 @@ impl Scenario {
         Ok(())
     }
 
+    /// The joint-space factorization, and the torsion terms a `task_torsion`
+    /// adds in task space (over `task_dim` task coordinates).
     fn factorization(
         &self,
         spec: &FactorizationSpec,
         model: &Model,
+        task_dim: Option<usize>,
         key: &str,
-    ) -> Result<Factorization, ScenarioError> {
+    ) -> Result<(Factorization, Vec<TorsionTerm>), ScenarioError> {
+        let mut task_torsion = Vec::new();
         let f = match spec {
             FactorizationSpec::Christoffel => Factorization::ChristoffelConsistent,
             FactorizationSpec::Classic => Factorization::Classic,
@@ -345,16 +352,83 @@ impl Scenario {
                     ),
                 }
             }
+            FactorizationSpec::TaskTorsion { beta, triples } => {
+                if !beta.is_finite() {
+                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                }
+                let m = task_dim.ok_or_else(|| {
+                    self.invalid(key, "task_torsion acts in task space: it needs a [task]")
+                })?;
+                let position = [m - 3, m - 2, m - 1];
+                task_torsion = triples
+                    .clone()
+                    .unwrap_or_else(|| vec![position])
+                    .into_iter()
+                    .map(|indices| TorsionTerm {
+                        indices,
+                        beta: Beta::constant(*beta),
+                    })
+                    .collect();
+                Factorization::ChristoffelConsistent
+            }
         };
         f.validate(model)
             .map_err(|e| self.invalid(key, e.to_string()))?;
-        Ok(f)
+        Ok((f, task_torsion))
+    }
+
+    /// The adaptation of an adaptive Slotine-Li law (None when off).
+    fn adaptation(
+        &self,
+        model: &Model,
+        (adaptation, gamma, bounds): (bool, &Gain, &Option<BoundsSpec>),
+        key: &str,
+    ) -> Result<Option<Adaptation>, ScenarioError> {
+        let np = 10 * model.nbodies();
+        if !adaptation {
+            if bounds.is_some() {
+                return Err(self.invalid(&format!("{key}.bounds"), "bounds need adaptation = true"));
+            }
+            return Ok(None);
+        }
+        let expand = |g: &Gain, name: &str| {
+            g.expand(np).ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.{name}"),
+                    format!("give one number or a list of {np}"),
+                )
+            })
+        };
+        let gamma = expand(gamma, "gamma")?;
+        if gamma.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
+            return Err(self.invalid(&format!("{key}.gamma"), "adaptation gains must be positive"));
+        }
+        let bounds = match bounds {
+            Some(b) => {
+                let lo = expand(&b.lower, "bounds.lower")?;
+                let hi = expand(&b.upper, "bounds.upper")?;
+                if lo
+                    .iter()
+                    .zip(&hi)
+                    .any(|(l, h)| l.is_nan() || h.is_nan() || l > h)
+                {
+                    return Err(self.invalid(
+                        &format!("{key}.bounds"),
+                        "lower bounds must not exceed upper bounds",
+                    ));
+                }
+                Some((lo, hi))
+            }
+            None => None,
+        };
+        Ok(Some(Adaptation { gamma, bounds }))
     }
 
     fn control_law(
         &self,
         spec: &ControllerSpec,
         model: &Model,
+        task_dim: Option<usize>,
         key: &str,
     ) -> Result<ControlLaw, ScenarioError> {
         // A free root is unactuated: gains are per joint after it.
@@ -374,6 +448,18 @@ impl Scenario {
             }
             Ok(v)
         };
+        let task_gain = |g: &Gain, name: &str| -> Result<Vec<f64>, ScenarioError> {
+            let m = task_dim.ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.kind"),
+                    format!(
+                        "'{}' is a task-space controller: it needs a [task] table",
+                        spec.kind()
+                    ),
+                )
+            })?;
+            gain(g, name, m)
+        };
         Ok(match spec {
             ControllerSpec::SlotineLi {
                 lambda,
@@ -381,59 +467,11 @@ impl Scenario {
                 adaptation,
                 gamma,
                 bounds,
-            } => {
-                let np = 10 * model.nbodies();
-                let adaptation = if *adaptation {
-                    let gamma = gain(gamma, "gamma", np)?;
-                    if gamma.iter().any(|g| *g <= 0.0) {
-                        return Err(self.invalid(
-                            &format!("{key}.gamma"),
-                            "adaptation gains must be positive",
-                        ));
-                    }
-                    let bounds = match bounds {
-                        Some(b) => {
-                            let lo = b.lower.expand(np).ok_or_else(|| {
-                                self.invalid(
-                                    &format!("{key}.bounds.lower"),
-                                    format!("give one number or a list of {np}"),
-                                )
-                            })?;
-                            let hi = b.upper.expand(np).ok_or_else(|| {
-                                self.invalid(
-                                    &format!("{key}.bounds.upper"),
-                                    format!("give one number or a list of {np}"),
-                                )
-                            })?;
-                            if lo
-                                .iter()
-                                .zip(&hi)
-                                .any(|(l, h)| l.is_nan() || h.is_nan() || l > h)
-                            {
-                                return Err(self.invalid(
-                                    &format!("{key}.bounds"),
-                                    "lower bounds must not exceed upper bounds",
-                                ));
-                            }
-                            Some((lo, hi))
-                        }
-                        None => None,
-                    };
-                    Some(Adaptation { gamma, bounds })
-                } else {
-                    if bounds.is_some() {
-                        return Err(
-                            self.invalid(&format!("{key}.bounds"), "bounds need adaptation = true")
-                        );
-                    }
-                    None
-                };
-                ControlLaw::SlotineLi {
-                    lambda: gain(lambda, "lambda", n)?,
-                    kd: gain(kd, "kd", n)?,
-                    adaptation,
-                }
-            }
+            } => ControlLaw::SlotineLi {
+                lambda: gain(lambda, "lambda", n)?,
+                kd: gain(kd, "kd", n)?,
+                adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
+            },
             ControllerSpec::PdPlus { kp, kd } => ControlLaw::PdPlus {
                 kp: gain(kp, "kp", n)?,
                 kd: gain(kd, "kd", n)?,
@@ -442,6 +480,50 @@ impl Scenario {
                 kp: gain(kp, "kp", n)?,
                 kd: gain(kd, "kd", n)?,
             },
+            ControllerSpec::TaskSlotineLi {
+                lambda,
+                kd,
+                posture_gain,
+                adaptation,
+                gamma,
+                bounds,
+            } => ControlLaw::TaskSlotineLi {
+                lambda: task_gain(lambda, "lambda")?,
+                kd: gain(kd, "kd", n)?,
+                posture: gain(posture_gain, "posture_gain", n)?,
+                adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
+            },
+            ControllerSpec::OperationalSlotineLi {
+                lambda,
+                kd,
+                posture_kp,
+                posture_kd,
+            } => ControlLaw::OperationalSlotineLi {
+                lambda: task_gain(lambda, "lambda")?,
+                kd: task_gain(kd, "kd")?,
+                posture_kp: gain(posture_kp, "posture_kp", n)?,
+                posture_kd: gain(posture_kd, "posture_kd", n)?,
+            },
+            ControllerSpec::OperationalPdPlus {
+                kp,
+                kd,
+                posture_kp,
+                posture_kd,
+            } => {
+                let kp = task_gain(kp, "kp")?;
+                if kp.len() == 6 && !(kp[0] == kp[1] && kp[1] == kp[2]) {
+                    return Err(self.invalid(
+                        &format!("{key}.kp"),
+                        "the three orientation gains must be equal: the potential 1/2 k |log(R R_d^T)|^2 has the gradient k e_o only for one k",
+                    ));
+                }
+                ControlLaw::OperationalPdPlus {
+                    kp,
+                    kd: task_gain(kd, "kd")?,
+                    posture_kp: gain(posture_kp, "posture_kp", n)?,
+                    posture_kd: gain(posture_kd, "posture_kd", n)?,
+                }
+            }
         })
     }
 
@@ -494,6 +576,105 @@ impl Scenario {
                 .map_err(|e| self.invalid("robot.urdf", format!("{}: {e}", urdf.display())))?;
         }
         Ok(plant)
+    }
+
+    /// The joint speeds of least norm that give the task the twist `x_dot`
+    /// at `q0`: v = J^T (J J^T)^-1 x_dot.
+    fn task_velocity(
+        &self,
+        model: &Model,
+        q0: &[f64],
+        x_dot: &[f64],
+    ) -> Result<Vec<f64>, ScenarioError> {
+        let key = "initial.task_velocity";
+        let task = self
+            .task(model, q0)?
+            .ok_or_else(|| self.invalid(key, "needs a [task]"))?;
+        if x_dot.len() != task.dim() || x_dot.iter().any(|x| !x.is_finite()) {
+            return Err(self.invalid(
+                key,
+                format!("needs {} finite numbers (the task's twist)", task.dim()),
+            ));
+        }
+        let mut tw = crate::control::task::TaskWorkspace::new(model, &task);
+        let mut ws = crate::algorithms::Workspace::new(model);
+        let zeros = vec![0.0; model.nv];
+        tw.evaluate(
+            model,
+            &mut ws,
+            &task,
+            0.0,
+            q0,
+            &zeros,
+            &vec![0.0; task.dim()],
+        );
+        let j = &tw.jacobian;
+        let solved = (j * j.transpose())
+            .cholesky()
+            .map(|c| c.solve(&nalgebra::DVector::from_column_slice(x_dot)))
+            .ok_or_else(|| {
+                self.invalid(
+                    key,
+                    "the task Jacobian is singular at the initial configuration",
+                )
+            })?;
+        Ok((j.transpose() * solved).as_slice().to_vec())
+    }
+
+    /// The `[task]` (without task-space torsion, which variants choose),
+    /// anchored at the frame's pose at the initial configuration `q0`.
+    fn task(&self, model: &Model, q0: &[f64]) -> Result<Option<Task>, ScenarioError> {
+        let Some(spec) = &self.file.task else {
+            return Ok(None);
+        };
+        let frame = model.frame_by_name(&spec.frame).ok_or_else(|| {
+            let names: Vec<&str> = model
+                .frames
+                .iter()
+                .filter(|f| f.body.is_some())
+                .map(|f| f.name.as_str())
+                .take(12)
+                .collect();
+            self.invalid(
+                "task.frame",
+                format!(
+                    "no frame named '{}' (frames that move: {}{})",
+                    spec.frame,
+                    names.join(", "),
+                    if names.len() == 12 { ", ..." } else { "" }
+                ),
+            )
+        })?;
+        let mut ws = crate::algorithms::Workspace::new(model);
+        crate::algorithms::forward_kinematics(model, &mut ws, q0);
+        let x = crate::algorithms::frame_placement(model, &ws, frame);
+        let task = Task {
+            frame,
+            kind: spec.kind,
+            reference: spec.reference.clone(),
+            start: (x.rot, x.trans),
+            damping: SingularityDamping {
+                damping: spec.damping,
+                region: spec.singular_region,
+            },
+            error_limit: [spec.orientation_error_limit, spec.position_error_limit],
+            torsion: Vec::new(),
+        };
+        task.validate(model).map_err(|e| {
+            let key = if e.contains("damping") {
+                "task.damping"
+            } else if e.contains("singular_region") {
+                "task.singular_region"
+            } else if e.contains("error limits") {
+                "task.position_error_limit"
+            } else if e.contains("frame") {
+                "task.frame"
+            } else {
+                "task.reference"
+            };
+            self.invalid(key, e)
+        })?;
+        Ok(Some(task))
     }
 
     /// Builds every variant's simulation (one variant named "default" when
@@ -554,14 +735,23 @@ impl Scenario {
             }
             None => nominal.neutral_configuration(),
         };
-        let v0 = match &f.initial.v {
-            Some(v) if v.len() == nominal.nv && v.iter().all(|x| x.is_finite()) => v.clone(),
-            Some(_) => {
+        let v0 = match (&f.initial.v, &f.initial.task_velocity) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    "initial.task_velocity",
+                    "give either v or task_velocity, not both",
+                ))
+            }
+            (Some(v), None) if v.len() == nominal.nv && v.iter().all(|x| x.is_finite()) => {
+                v.clone()
+            }
+            (Some(_), None) => {
                 return Err(
                     self.invalid("initial.v", format!("needs {} finite numbers", nominal.nv))
                 )
             }
-            None => vec![0.0; nominal.nv],
+            (None, Some(x_dot)) => self.task_velocity(&nominal, &q0, x_dot)?,
+            (None, None) => vec![0.0; nominal.nv],
         };
         for (model, key) in [(&plant, "robot"), (&nominal, "robot")] {
             let mut ws = crate::algorithms::Workspace::new(model);
@@ -633,6 +823,7 @@ impl Scenario {
                 .map(|(i, v)| (format!("variants[{i}]."), v))
                 .collect()
         };
+        let task_template = self.task(&nominal, &q0)?;
         let mut names = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (prefix, v) in specs {
@@ -667,9 +858,11 @@ impl Scenario {
             } else {
                 "factorization".into()
             };
-            let factorization = self.factorization(
+            let task_dim = f.task.as_ref().map(|t| t.kind.dim());
+            let (factorization, task_torsion) = self.factorization(
                 v.factorization.as_ref().unwrap_or(&f.factorization),
                 &nominal,
+                task_dim,
                 &fact_key,
             )?;
             let ctrl_key = if v.controller.is_some() {
@@ -677,14 +870,32 @@ impl Scenario {
             } else {
                 "controller".into()
             };
-            let law = self.control_law(
-                v.controller.as_ref().unwrap_or(&f.controller),
-                &nominal,
-                &ctrl_key,
-            )?;
-            let controller = Controller::new(law, factorization, f.reference.clone(), &estimate)
+            let controller_spec = v.controller.as_ref().unwrap_or(&f.controller);
+            let law = self.control_law(controller_spec, &nominal, task_dim, &ctrl_key)?;
+            let reference = match &f.reference {
+                Some(r) => r.clone(),
+                None if controller_spec.is_task_space() => Reference::Hold {
+                    q: q0[q0.len() - (nominal.nv - if nominal.has_free_root() { 6 } else { 0 })..]
+                        .to_vec(),
+                },
+                None => {
+                    return Err(self.invalid(
+                        &format!("{ctrl_key}.kind"),
+                        format!(
+                            "'{}' is a joint-space controller: it needs a [reference]",
+                            controller_spec.kind()
+                        ),
+                    ))
+                }
+            };
+            let task = task_template.as_ref().map(|t| Task {
+                torsion: task_torsion,
+                ..t.clone()
+            });
+            let controller = Controller::new(law, factorization, reference, task, &estimate)
                 .map_err(|e| match e {
                     ControlError::Reference(_) => self.invalid("reference", e.to_string()),
+                    ControlError::Task(_) => self.invalid("task", e.to_string()),
                     other => self.invalid(&ctrl_key, other.to_string()),
                 })?;
             let simulation = Simulation::new(
@@ -707,6 +918,7 @@ impl Scenario {
                 },
                 duration: s.duration,
                 record_period: s.record_period,
+                singular_region: f.task.as_ref().map(|t| t.singular_region),
             });
         }
         Ok(out)

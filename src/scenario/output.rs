@@ -3,6 +3,7 @@
 //! file is written completely or not at all.
 
 use super::{plots, Scenario, VariantResult};
+use crate::control::TaskSample;
 use crate::io::write_atomically;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -24,6 +25,14 @@ fn csv(result: &VariantResult) -> String {
     names(&mut out, "tau", first.tau.len());
     out.push_str(",V,V_kinetic,V_parameter,e_norm,s_norm,skew_residual,contacts,contact_force");
     names(&mut out, "pi_hat", first.parameters.len());
+    if first.task.is_some() {
+        for prefix in ["x", "xd", "ex", "sx"] {
+            for c in ["rx", "ry", "rz", "px", "py", "pz"] {
+                let _ = write!(out, ",{prefix}_{c}");
+            }
+        }
+        out.push_str(",manipulability,sigma_min");
+    }
     out.push('\n');
     for s in &result.samples {
         let _ = write!(out, "{}", s.t);
@@ -45,6 +54,14 @@ fn csv(result: &VariantResult) -> String {
         );
         for x in &s.parameters {
             let _ = write!(out, ",{x}");
+        }
+        if let Some(t) = &s.task {
+            let x = t.orientation.iter().chain(&t.position);
+            let xd = t.desired_orientation.iter().chain(&t.desired_position);
+            for v in x.chain(xd).chain(&t.error).chain(&t.sliding) {
+                let _ = write!(out, ",{v}");
+            }
+            let _ = write!(out, ",{},{}", t.manipulability, t.min_singular_value);
         }
         out.push('\n');
     }
@@ -69,8 +86,53 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "max_skew_residual": fold_max(&|x| x.skew_residual),
         "max_contact_force_n": result.contact.max_force,
         "contact_time_s": result.contact.time_in_contact,
+        "task": task_summary(result),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
+    })
+}
+
+/// Task-space metrics (null without a task): final and RMS position and
+/// orientation errors, the smallest manipulability, singular value and
+/// singular-value ratio of the task Jacobian, and a warning when the run
+/// entered the singular region.
+fn task_summary(result: &VariantResult) -> serde_json::Value {
+    let tasks: Vec<&TaskSample> = result
+        .samples
+        .iter()
+        .filter_map(|s| s.task.as_ref())
+        .collect();
+    let Some(last) = tasks.last() else {
+        return serde_json::Value::Null;
+    };
+    let norm3 = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let position = |t: &TaskSample| norm3(&t.error[3..]);
+    let orientation = |t: &TaskSample| norm3(&t.error[..3]);
+    let rms = |f: &dyn Fn(&TaskSample) -> f64| {
+        (tasks.iter().map(|t| f(t).powi(2)).sum::<f64>() / tasks.len() as f64).sqrt()
+    };
+    let min =
+        |f: &dyn Fn(&TaskSample) -> f64| tasks.iter().map(|t| f(t)).fold(f64::INFINITY, f64::min);
+    let ratio = min(&|t| t.singular_ratio);
+    let warning = result.singular_region.filter(|r| ratio < *r).map(|r| {
+        let at = tasks
+            .iter()
+            .zip(result.samples.iter().filter(|s| s.task.is_some()))
+            .find(|(t, _)| t.singular_ratio < r)
+            .map_or(0.0, |(_, s)| s.t);
+        format!(
+            "the task Jacobian came close to a singularity (sigma_min / sigma_rms = {ratio:.3e}, below the singular region {r}) first at t = {at:.3} s: the damped inverses acted and the task was not tracked exactly there"
+        )
+    });
+    json!({
+        "final_position_error_m": position(last),
+        "rms_position_error_m": rms(&position),
+        "final_orientation_error_rad": orientation(last),
+        "rms_orientation_error_rad": rms(&orientation),
+        "min_manipulability": min(&|t| t.manipulability),
+        "min_singular_value": min(&|t| t.min_singular_value),
+        "min_singular_ratio": ratio,
+        "singularity_warning": warning,
     })
 }
 

@@ -250,18 +250,61 @@ pub fn write_plots(
     }
     if scenario.file.robot.builtin.as_deref() == Some("point_mass") {
         out.push(render(dir, "trajectory_3d.png", |root| {
-            draw_3d(root, results)
+            let point = |s: &Sample| [s.q[0], s.q[1], s.q[2]];
+            let desired = |s: &Sample| [s.q_desired[0], s.q_desired[1], s.q_desired[2]];
+            draw_3d(root, "point mass path", results, &point, &desired)
+        })?);
+    }
+    let with_task = results
+        .iter()
+        .any(|r| r.samples.first().is_some_and(|s| s.task.is_some()));
+    if with_task {
+        let task = |f: fn(&crate::control::TaskSample) -> f64| {
+            move |s: &Sample| s.task.as_ref().map_or(f64::NAN, f)
+        };
+        fn norm3(x: &[f64]) -> f64 {
+            x.iter().map(|a| a * a).sum::<f64>().sqrt()
+        }
+        out.push(render(dir, "task.png", |root| {
+            let areas = root.split_evenly((2, 2));
+            let e_p = variant_lines(results, task(|t| norm3(&t.error[3..]) * 1e3));
+            panel(&areas[0], "end-effector position error |e_p|", "mm", &e_p)?;
+            let e_o = variant_lines(results, task(|t| norm3(&t.error[..3])));
+            panel(&areas[1], "orientation error |log(R R_d^T)|", "rad", &e_o)?;
+            let s_x = variant_lines(results, task(|t| norm3(&t.sliding)));
+            panel(&areas[2], "|s_x| = |x_dot - x_dot_r|", "norm", &s_x)?;
+            let sigma = variant_lines(results, task(|t| t.min_singular_value));
+            panel(
+                &areas[3],
+                "smallest singular value of J",
+                "sigma_min",
+                &sigma,
+            )
+        })?);
+        out.push(render(dir, "task_path_3d.png", |root| {
+            let point = |s: &Sample| s.task.map_or([f64::NAN; 3], |t| t.position);
+            let desired = |s: &Sample| s.task.map_or([f64::NAN; 3], |t| t.desired_position);
+            draw_3d(root, "end-effector path", results, &point, &desired)
         })?);
     }
     Ok(out)
 }
 
-/// The point mass's path in space, one line per variant, and the desired path.
-fn draw_3d(root: &Area, results: &[VariantResult]) -> Result<(), Box<dyn std::error::Error>> {
+type Point3 = dyn Fn(&Sample) -> [f64; 3];
+
+/// A path in space (`point` of every sample), one line per variant, and
+/// the `desired` path of the first variant.
+fn draw_3d(
+    root: &Area,
+    title: &str,
+    results: &[VariantResult],
+    point: &Point3,
+    desired: &Point3,
+) -> Result<(), Box<dyn std::error::Error>> {
     let all = results
         .iter()
         .flat_map(|r| r.samples.iter())
-        .flat_map(|s| [s.q.clone(), s.q_desired.clone()]);
+        .flat_map(|s| [point(s), desired(s)]);
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
     for p in all {
         for k in 0..3 {
@@ -278,7 +321,7 @@ fn draw_3d(root: &Area, results: &[VariantResult]) -> Result<(), Box<dyn std::er
     }
     let mut chart = ChartBuilder::on(root)
         .caption(
-            "point mass path (x forward, y left, z up)",
+            format!("{title} (x forward, y left, z up)"),
             ("sans-serif", 20),
         )
         .margin(20)
@@ -297,7 +340,10 @@ fn draw_3d(root: &Area, results: &[VariantResult]) -> Result<(), Box<dyn std::er
         let c = colour(i);
         chart
             .draw_series(LineSeries::new(
-                r.samples.iter().map(|s| (s.q[0], s.q[2], s.q[1])),
+                r.samples.iter().map(|s| {
+                    let p = point(s);
+                    (p[0], p[2], p[1])
+                }),
                 ShapeStyle::from(&c).stroke_width(2),
             ))?
             .label(r.name.clone())
@@ -306,9 +352,10 @@ fn draw_3d(root: &Area, results: &[VariantResult]) -> Result<(), Box<dyn std::er
     if let Some(r) = results.first() {
         chart
             .draw_series(LineSeries::new(
-                r.samples
-                    .iter()
-                    .map(|s| (s.q_desired[0], s.q_desired[2], s.q_desired[1])),
+                r.samples.iter().map(|s| {
+                    let p = desired(s);
+                    (p[0], p[2], p[1])
+                }),
                 ShapeStyle::from(&BLACK).stroke_width(1),
             ))?
             .label("desired")

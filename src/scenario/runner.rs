@@ -20,6 +20,9 @@ pub struct VariantResult {
     pub true_parameters: Vec<f64>,
     /// Contact over the run (rapier plant; zero otherwise).
     pub contact: ContactStats,
+    /// The summary warns when the task Jacobian's singular-value ratio fell
+    /// below this (runs with a task).
+    pub singular_region: Option<f64>,
 }
 
 /// Runs `variant` to its duration (or until it diverges), calling
@@ -52,5 +55,6 @@ pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantRe
         wall_time: start.elapsed().as_secs_f64(),
         true_parameters: sim.true_parameters().to_vec(),
         contact: sim.contact_stats(),
+        singular_region: variant.singular_region,
     }
 }

@@ -1,7 +1,7 @@
 //! The scenario file format (TOML). Every key is checked: unknown keys are
 //! errors, and defaults are written out with the results.
 
-use crate::control::Reference;
+use crate::control::{Reference, TaskKind, TaskReference};
 use crate::sim::Environment;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -19,7 +19,14 @@ pub struct ScenarioFile {
     pub controller: ControllerSpec,
     #[serde(default)]
     pub factorization: FactorizationSpec,
-    pub reference: Reference,
+    /// The joint reference; for task-space controllers the posture held in
+    /// the task's null space (default: hold the initial configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+    /// The end-effector task of task-space controllers (recorded for any
+    /// controller when given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskSpec>,
     #[serde(default)]
     pub initial: InitialSpec,
     #[serde(default)]
@@ -158,10 +165,132 @@ pub enum ControllerSpec {
         kp: Gain,
         kd: Gain,
     },
+    /// Task space: Slotine and Li's Cartesian law with the joint-space
+    /// sliding variable; `lambda` per task coordinate, `kd` and
+    /// `posture_gain` (k_0) per joint.
+    TaskSlotineLi {
+        lambda: Gain,
+        kd: Gain,
+        #[serde(default = "zero_gain")]
+        posture_gain: Gain,
+        #[serde(default)]
+        adaptation: bool,
+        #[serde(default = "unit_gain")]
+        gamma: Gain,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bounds: Option<BoundsSpec>,
+    },
+    /// Task space: operational-space Slotine-Li; `lambda` and `kd` per task
+    /// coordinate, the posture PD per joint.
+    OperationalSlotineLi {
+        lambda: Gain,
+        kd: Gain,
+        #[serde(default = "zero_gain")]
+        posture_kp: Gain,
+        #[serde(default = "zero_gain")]
+        posture_kd: Gain,
+    },
+    /// Task space: operational-space PD+; `kp` and `kd` per task coordinate,
+    /// the posture PD per joint.
+    OperationalPdPlus {
+        kp: Gain,
+        kd: Gain,
+        #[serde(default = "zero_gain")]
+        posture_kp: Gain,
+        #[serde(default = "zero_gain")]
+        posture_kd: Gain,
+    },
+}
+
+impl ControllerSpec {
+    /// The law's name, as in scenario files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ControllerSpec::SlotineLi { .. } => "slotine_li",
+            ControllerSpec::PdPlus { .. } => "pd_plus",
+            ControllerSpec::ComputedTorque { .. } => "computed_torque",
+            ControllerSpec::TaskSlotineLi { .. } => "task_slotine_li",
+            ControllerSpec::OperationalSlotineLi { .. } => "operational_slotine_li",
+            ControllerSpec::OperationalPdPlus { .. } => "operational_pd_plus",
+        }
+    }
+
+    /// Whether the law tracks the `[task]`.
+    pub fn is_task_space(&self) -> bool {
+        matches!(
+            self,
+            ControllerSpec::TaskSlotineLi { .. }
+                | ControllerSpec::OperationalSlotineLi { .. }
+                | ControllerSpec::OperationalPdPlus { .. }
+        )
+    }
 }
 
 fn unit_gain() -> Gain {
     Gain::All(1.0)
+}
+
+fn zero_gain() -> Gain {
+    Gain::All(0.0)
+}
+
+/// An end-effector task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    /// The controlled frame: a URDF link or joint name.
+    pub frame: String,
+    /// "pose" (default: orientation and position) or "position".
+    #[serde(default)]
+    pub kind: TaskKind,
+    /// Damping of the generalized inverses at a singularity, relative to
+    /// the inverted matrix's scale (0: exact inverses everywhere).
+    #[serde(default = "default_task_damping")]
+    pub damping: f64,
+    /// The damping acts where the task Jacobian's smallest singular value
+    /// falls below this fraction of its RMS singular value; the summary
+    /// warns when a run got there.
+    #[serde(default = "default_singular_region")]
+    pub singular_region: f64,
+    /// The position error (m) and orientation error (rad) the reference
+    /// velocity feeds back are limited smoothly to these, so that a far
+    /// target asks for a bounded speed (`inf`: no limit).
+    #[serde(default = "default_position_error_limit")]
+    pub position_error_limit: f64,
+    #[serde(default = "default_orientation_error_limit")]
+    pub orientation_error_limit: f64,
+    pub reference: TaskReference,
+}
+
+impl TaskSpec {
+    /// A task on `frame` with the default kind (pose), damping and limits.
+    pub fn new(frame: impl Into<String>, kind: TaskKind, reference: TaskReference) -> Self {
+        TaskSpec {
+            frame: frame.into(),
+            kind,
+            damping: default_task_damping(),
+            singular_region: default_singular_region(),
+            position_error_limit: default_position_error_limit(),
+            orientation_error_limit: default_orientation_error_limit(),
+            reference,
+        }
+    }
+}
+
+fn default_task_damping() -> f64 {
+    0.05
+}
+
+fn default_singular_region() -> f64 {
+    0.1
+}
+
+fn default_position_error_limit() -> f64 {
+    0.2
+}
+
+fn default_orientation_error_limit() -> f64 {
+    1.0
 }
 
 /// The Coriolis factorization the controller uses.
@@ -181,6 +310,14 @@ pub enum FactorizationSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         triples: Option<Vec<[usize; 3]>>,
     },
+    /// C* in joint space, plus beta S^T (S x_dot x) S on triples of task
+    /// coordinates (default: the three position coordinates); for the
+    /// operational-space controllers.
+    TaskTorsion {
+        beta: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        triples: Option<Vec<[usize; 3]>>,
+    },
 }
 
 /// Initial state; zeros (neutral configuration) by default.
@@ -191,6 +328,11 @@ pub struct InitialSpec {
     pub q: Option<Vec<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub v: Option<Vec<f64>>,
+    /// Instead of `v`: the task's initial twist (world-aligned `[angular;
+    /// linear]`, or linear for a position task), reached by the joint
+    /// speeds of least norm, v = J^T (J J^T)^-1 x_dot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_velocity: Option<Vec<f64>>,
 }
 
 /// Integration and timing.

@@ -17,7 +17,7 @@ pub use environment::{BoxObstacle, Environment, Ground, SphereObstacle};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
-use crate::control::{ControlLaw, Controller, Lyapunov};
+use crate::control::{Controller, Lyapunov, TaskSample};
 use crate::model::Model;
 use crate::spatial::RigidInertia;
 
@@ -106,6 +106,8 @@ pub struct Sample {
     /// Contact points of the last step (rapier plant) and their total normal force, N.
     pub contacts: usize,
     pub contact_force: f64,
+    /// The end-effector task, when the controller has one.
+    pub task: Option<TaskSample>,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -183,13 +185,7 @@ impl Simulation {
             dt,
             control,
         } = stepping;
-        let adaptive = matches!(
-            &controller.law,
-            ControlLaw::SlotineLi {
-                adaptation: Some(_),
-                ..
-            }
-        );
+        let adaptive = controller.law.adaptation().is_some();
         let parameters = if adaptive {
             parameters_of(&estimate)
         } else {
@@ -467,6 +463,7 @@ impl Simulation {
         let skew_residual = (&hdot - c - c.transpose()).amax();
         let contacts = self.contacts();
         Sample {
+            task: self.controller.task_sample(),
             contacts: contacts.len(),
             contact_force: total_normal_force(contacts),
             t,
