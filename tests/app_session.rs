@@ -103,7 +103,7 @@ fn variants_stay_in_step() {
     let n = s.variants[0].samples.len();
     for v in &s.variants {
         assert_eq!(v.samples.len(), n, "{}", v.name);
-        assert_eq!(v.task.len(), n, "{}", v.name);
+        assert_eq!(v.view.len(), n, "{}", v.name);
         assert_eq!(
             v.samples.last().unwrap().t,
             s.variants[0].samples.last().unwrap().t
