@@ -18,10 +18,12 @@
 //! values are those of the joint errors.
 
 pub mod operational_space;
+mod power_flows;
 mod reference;
 pub mod task;
 pub mod task_slotine_li;
 
+pub use power_flows::PowerFlows;
 pub use reference::{Desired, JointTerms, Reference, Sine};
 pub use task::{Task, TaskKind, TaskReference, TaskSample};
 
@@ -136,6 +138,8 @@ struct TaskControl {
     operational: OperationalSpace,
     zero_gain: Vec<f64>,
     posture_force: Vec<f64>,
+    /// The passive output J_bar s_x of the operational laws (n).
+    port: nalgebra::DVector<f64>,
     /// The task at the last `lyapunov`.
     sample: Option<TaskSample>,
 }
@@ -191,6 +195,7 @@ impl TaskControl {
             operational: OperationalSpace::new(m, n),
             zero_gain: vec![0.0; m],
             posture_force: vec![0.0; n],
+            port: nalgebra::DVector::zeros(n),
             sample: None,
             task,
         }
@@ -437,6 +442,13 @@ impl Controller {
     /// (`self.parameter_rate`) at time t; `estimate` is the controller's model
     /// (its inertias are the current estimates).
     pub fn compute(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
+        self.compute_demanded(t, estimate, q, v);
+        self.tau[..self.root_speeds].fill(0.0);
+    }
+
+    /// [`Self::compute`] with the unactuated rows of a free root kept: the
+    /// torque the law demands.
+    fn compute_demanded(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
         self.errors(t, q, v);
         if let (true, Some(tc)) = (self.law.is_task_space(), self.task.as_deref_mut()) {
             tc.evaluate(
@@ -547,7 +559,6 @@ impl Controller {
                 );
             }
         }
-        self.tau[..self.root_speeds].fill(0.0);
     }
 
     /// Applies the bounds of the adaptation to a parameter rate: a rate that

@@ -103,6 +103,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             payload: None,
         },
         estimate: EstimateSpec::default(),
+        disturbances: Vec::new(),
         environment: Default::default(),
         controller: ControllerSpec::SlotineLi {
             lambda: Gain::All(5.0),

@@ -20,7 +20,7 @@ use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
-use crate::sim::{ControlMode, Integrator, RapierPlant, Simulation, Stepping};
+use crate::sim::{ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping};
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -677,6 +677,96 @@ impl Scenario {
         Ok(Some(task))
     }
 
+    /// The `[[disturbances]]` on `model`: link, point and numbers checked.
+    fn disturbances(&self, model: &Model) -> Result<Vec<Disturbance>, ScenarioError> {
+        let finite = |x: &[f64]| x.iter().all(|a| a.is_finite());
+        let mut out = Vec::new();
+        for (i, spec) in self.file.disturbances.iter().enumerate() {
+            let key = |k: &str| format!("disturbances[{i}].{k}");
+            let frame = model
+                .frame_by_name(spec.link())
+                .map(|f| &model.frames[f])
+                .ok_or_else(|| {
+                    self.invalid(&key("link"), format!("no link named '{}'", spec.link()))
+                })?;
+            let Some(body) = frame.body else {
+                return Err(self.invalid(
+                    &key("link"),
+                    format!(
+                        "'{}' is welded to the world: pushing it does nothing",
+                        frame.name
+                    ),
+                ));
+            };
+            let (point, push) = match spec {
+                DisturbanceSpec::Wrench {
+                    point,
+                    force,
+                    torque,
+                    axes,
+                    profile,
+                    ..
+                } => {
+                    if !finite(force) || !finite(torque) {
+                        return Err(self.invalid(&key("force"), "force and torque must be finite"));
+                    }
+                    profile
+                        .validate()
+                        .map_err(|e| self.invalid(&key("profile"), e))?;
+                    let in_link_axes = *axes == WrenchAxes::Link;
+                    let rot = &frame.placement.rot;
+                    let axes_of = |x: &[f64; 3]| {
+                        let x = Vec3::from(*x);
+                        if in_link_axes {
+                            rot * x
+                        } else {
+                            x
+                        }
+                    };
+                    (
+                        point,
+                        Push::Wrench {
+                            force: axes_of(force),
+                            torque: axes_of(torque),
+                            in_link_axes,
+                            profile: *profile,
+                        },
+                    )
+                }
+                DisturbanceSpec::Spring {
+                    point,
+                    stiffness,
+                    damping,
+                    path,
+                    ..
+                } => {
+                    if !(stiffness.is_finite() && *stiffness >= 0.0) {
+                        return Err(self.invalid(&key("stiffness"), "must be a finite number >= 0"));
+                    }
+                    if !(damping.is_finite() && *damping >= 0.0) {
+                        return Err(self.invalid(&key("damping"), "must be a finite number >= 0"));
+                    }
+                    path.validate().map_err(|e| self.invalid(&key("path"), e))?;
+                    (
+                        point,
+                        Push::Spring {
+                            stiffness: *stiffness,
+                            damping: *damping,
+                            path: path.clone(),
+                        },
+                    )
+                }
+            };
+            if !finite(point) {
+                return Err(self.invalid(&key("point"), "must be finite"));
+            }
+            // The point in the body frame (the link may be merged into it).
+            let point = frame.placement.transform_point(&Vec3::from(*point));
+            out.push(Disturbance::new(body, point, push));
+        }
+        Ok(out)
+    }
+
     /// Builds every variant's simulation (one variant named "default" when
     /// the file has none).
     pub fn variants(&self) -> Result<Vec<Variant>, ScenarioError> {
@@ -824,6 +914,7 @@ impl Scenario {
                 .collect()
         };
         let task_template = self.task(&nominal, &q0)?;
+        let pushes = self.disturbances(&nominal)?;
         let mut names = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (prefix, v) in specs {
@@ -910,6 +1001,7 @@ impl Scenario {
                 q0.clone(),
                 v0.clone(),
             );
+            let simulation = simulation.with_disturbances(pushes.clone());
             out.push(Variant {
                 name: v.name.clone(),
                 simulation: match &rapier {

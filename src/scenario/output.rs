@@ -33,7 +33,14 @@ fn csv(result: &VariantResult) -> String {
         }
         out.push_str(",manipulability,sigma_min");
     }
+    if first.energy.is_some() {
+        out.push_str(",supply,dissipation,mismatch,balance_residual");
+    }
+    if !first.pushes.is_empty() {
+        out.push_str(",push_fx,push_fy,push_fz");
+    }
     out.push('\n');
+    let v0 = first.lyapunov.value;
     for s in &result.samples {
         let _ = write!(out, "{}", s.t);
         for x in s.q.iter().chain(&s.q_desired).chain(&s.v).chain(&s.tau) {
@@ -63,6 +70,20 @@ fn csv(result: &VariantResult) -> String {
             }
             let _ = write!(out, ",{},{}", t.manipulability, t.min_singular_value);
         }
+        if let Some(e) = &s.energy {
+            let residual = e.residual(s.lyapunov.value - v0);
+            let _ = write!(
+                out,
+                ",{},{},{},{residual}",
+                e.supply, e.dissipation, e.mismatch
+            );
+        }
+        if !first.pushes.is_empty() {
+            let f = s.pushes.iter().fold([0.0; 3], |acc, p| {
+                [acc[0] + p.force.x, acc[1] + p.force.y, acc[2] + p.force.z]
+            });
+            let _ = write!(out, ",{},{},{}", f[0], f[1], f[2]);
+        }
         out.push('\n');
     }
     out
@@ -87,6 +108,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "max_contact_force_n": result.contact.max_force,
         "contact_time_s": result.contact.time_in_contact,
         "task": task_summary(result),
+        "passivity": passivity_summary(result),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })
@@ -133,6 +155,36 @@ fn task_summary(result: &VariantResult) -> serde_json::Value {
         "min_singular_value": min(&|t| t.min_singular_value),
         "min_singular_ratio": ratio,
         "singularity_warning": warning,
+    })
+}
+
+/// The energy balance (null for computed torque): V(T) - V(0), the supply,
+/// dissipation and mismatch integrals at the end, the largest |residual|,
+/// and the largest excess of V(t) over V(0) + supply(t) + mismatch(t)
+/// (never above the residual: the dissipation only takes energy out).
+fn passivity_summary(result: &VariantResult) -> serde_json::Value {
+    let (Some(first), Some(last)) = (result.samples.first(), result.samples.last()) else {
+        return serde_json::Value::Null;
+    };
+    let Some(end) = last.energy else {
+        return serde_json::Value::Null;
+    };
+    let v0 = first.lyapunov.value;
+    let mut max_residual = 0.0f64;
+    let mut max_excess = f64::NEG_INFINITY;
+    for s in &result.samples {
+        if let Some(e) = &s.energy {
+            max_residual = max_residual.max(e.residual(s.lyapunov.value - v0).abs());
+            max_excess = max_excess.max(s.lyapunov.value - v0 - e.supply - e.mismatch);
+        }
+    }
+    json!({
+        "storage_change_j": last.lyapunov.value - v0,
+        "supply_j": end.supply,
+        "dissipation_j": end.dissipation,
+        "mismatch_j": end.mismatch,
+        "max_abs_balance_residual_j": max_residual,
+        "max_storage_above_supply_j": max_excess,
     })
 }
 

@@ -255,6 +255,73 @@ pub fn write_plots(
             draw_3d(root, "point mass path", results, &point, &desired)
         })?);
     }
+    let with_energy = results
+        .iter()
+        .any(|r| r.samples.first().is_some_and(|s| s.energy.is_some()));
+    if with_energy {
+        out.push(render(dir, "passivity.png", |root| {
+            let areas = root.split_evenly((2, 2));
+            let energy = |f: fn(&crate::sim::EnergyBalance, f64) -> f64| {
+                move |r: &VariantResult| -> Vec<(f64, f64)> {
+                    let v0 = r.samples.first().map_or(0.0, |s| s.lyapunov.value);
+                    r.samples
+                        .iter()
+                        .map(|s| {
+                            let y = s
+                                .energy
+                                .as_ref()
+                                .map_or(f64::NAN, |e| f(e, s.lyapunov.value - v0));
+                            (s.t, y)
+                        })
+                        .collect()
+                }
+            };
+            let lines = |f: fn(&crate::sim::EnergyBalance, f64) -> f64, dashed: bool| {
+                results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| Line {
+                        label: if dashed {
+                            String::new()
+                        } else {
+                            r.name.clone()
+                        },
+                        colour: colour(i),
+                        points: energy(f)(r),
+                        dashed,
+                    })
+                    .collect::<Vec<Line>>()
+            };
+            let mut storage = lines(|_, dv| dv, false);
+            storage.extend(lines(|e, _| e.supply + e.mismatch, true));
+            panel(
+                &areas[0],
+                "V(t) - V(0) (solid) and supply + mismatch (dashed)",
+                "J",
+                &storage,
+            )?;
+            panel(
+                &areas[1],
+                "supply: integral of y^T tau_ext",
+                "J",
+                &lines(|e, _| e.supply, false),
+            )?;
+            let mut losses = lines(|e, _| e.dissipation, false);
+            losses.extend(lines(|e, _| e.mismatch, true));
+            panel(
+                &areas[2],
+                "dissipation (solid) and model mismatch (dashed)",
+                "J",
+                &losses,
+            )?;
+            panel(
+                &areas[3],
+                "balance residual V - V(0) - supply + dissipation - mismatch",
+                "J",
+                &lines(|e, dv| e.residual(dv), false),
+            )
+        })?);
+    }
     let with_task = results
         .iter()
         .any(|r| r.samples.first().is_some_and(|s| s.task.is_some()));

@@ -34,6 +34,10 @@ pub struct ScenarioFile {
     /// What the robot can touch (rapier plant only).
     #[serde(default, skip_serializing_if = "Environment::is_empty")]
     pub environment: Environment,
+    /// Pushes on the true robot, the same in every variant (the
+    /// controllers do not know them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disturbances: Vec<DisturbanceSpec>,
     /// Variants run side by side; each replaces some tables of the base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<VariantSpec>,
@@ -427,4 +431,55 @@ impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec { plots: true }
     }
+}
+
+/// A push on a link point: a wrench with a time profile, or a spring-damper
+/// toward a moving world point (the headless form of a mouse drag).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DisturbanceSpec {
+    /// Force (N) and torque (N m) at `point` (link frame, m), in world axes
+    /// or the link's, scaled by `profile`.
+    Wrench {
+        link: String,
+        #[serde(default)]
+        point: [f64; 3],
+        #[serde(default)]
+        force: [f64; 3],
+        #[serde(default)]
+        torque: [f64; 3],
+        #[serde(default)]
+        axes: WrenchAxes,
+        profile: crate::sim::Profile,
+    },
+    /// f = stiffness (a(t) - p) - damping p_dot on the link point p; the
+    /// anchor a(t) follows `path` (a task reference's position, starting at
+    /// the point's initial position).
+    Spring {
+        link: String,
+        #[serde(default)]
+        point: [f64; 3],
+        stiffness: f64,
+        #[serde(default)]
+        damping: f64,
+        path: TaskReference,
+    },
+}
+
+impl DisturbanceSpec {
+    /// The link pushed.
+    pub fn link(&self) -> &str {
+        match self {
+            DisturbanceSpec::Wrench { link, .. } | DisturbanceSpec::Spring { link, .. } => link,
+        }
+    }
+}
+
+/// The axes a wrench is given in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WrenchAxes {
+    #[default]
+    World,
+    Link,
 }

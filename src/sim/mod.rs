@@ -9,15 +9,24 @@
 //! of ABA: the controller is sampled at the start of every step (or at its
 //! control rate) and held over it, adaptive estimates take an explicit Euler
 //! step, and the contacts of each step are kept and summarised.
+//!
+//! Pushes ([`Disturbances`], issue 13) act on the true plant only. Every
+//! passivity-based loop keeps its energy balance ([`EnergyBalance`]):
+//! the supply, dissipation and mismatch integrals are part of the
+//! integrated state, so V(t) - V(0) - supply + dissipation - mismatch is
+//! the integrator's error alone (RK4: fourth order in the step).
 
+mod disturbance;
 mod environment;
 mod rapier_plant;
+
+pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 
 pub use environment::{BoxObstacle, Environment, Ground, SphereObstacle};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
-use crate::control::{Controller, Lyapunov, TaskSample};
+use crate::control::{Controller, Lyapunov, PowerFlows, TaskSample};
 use crate::model::Model;
 use crate::spatial::RigidInertia;
 
@@ -50,12 +59,41 @@ pub struct Stepping {
     pub control: ControlMode,
 }
 
-/// Time derivatives of the state (configuration, speeds, parameters) at one stage.
+/// Time derivatives of the state (configuration, speeds, parameters, and
+/// the energy integrals) at one stage.
 #[derive(Clone, Debug)]
 struct Rates {
     q: Vec<f64>,
     v: Vec<f64>,
     p: Vec<f64>,
+    energy: PowerFlows,
+}
+
+/// The energy through the loop's passive port since t = 0 (J): the
+/// integrals of [`PowerFlows`]. With V the controller's storage,
+/// V(t) - V(0) = supply - dissipation + mismatch up to the integrator's
+/// error (the balance residual).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EnergyBalance {
+    pub supply: f64,
+    pub dissipation: f64,
+    pub mismatch: f64,
+}
+
+impl EnergyBalance {
+    /// self + h * rate.
+    fn advanced(&self, h: f64, rate: &PowerFlows) -> EnergyBalance {
+        EnergyBalance {
+            supply: self.supply + h * rate.supply,
+            dissipation: self.dissipation + h * rate.dissipation,
+            mismatch: self.mismatch + h * rate.mismatch,
+        }
+    }
+
+    /// The residual of the balance for the storage change `delta_v`.
+    pub fn residual(&self, delta_v: f64) -> f64 {
+        delta_v - self.supply + self.dissipation - self.mismatch
+    }
 }
 
 /// out = x + h d.
@@ -108,6 +146,10 @@ pub struct Sample {
     pub contact_force: f64,
     /// The end-effector task, when the controller has one.
     pub task: Option<TaskSample>,
+    /// The energy integrals (passivity-based laws).
+    pub energy: Option<EnergyBalance>,
+    /// The pushes acting at this instant.
+    pub pushes: Vec<AppliedWrench>,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -152,6 +194,14 @@ pub struct Simulation {
     /// The rapier plant, when it replaces the own integrator.
     rapier: Option<Box<RapierPlant>>,
     contact_stats: ContactStats,
+    /// Pushes on the true plant.
+    pub disturbances: Disturbances,
+    /// The energy integrals, when the law has a passive port.
+    energy: Option<EnergyBalance>,
+    /// Torques the plant receives: the controller's plus the pushes'.
+    plant_tau: Vec<f64>,
+    /// pi_hat - pi at the current stage (adaptive laws).
+    pi_tilde: Vec<f64>,
 }
 
 /// The model's inertial parameters, body after body.
@@ -197,6 +247,7 @@ impl Simulation {
             q: vec![0.0; nq],
             v: vec![0.0; nv],
             p: vec![0.0; np],
+            energy: PowerFlows::default(),
         };
         let mut sim = Simulation {
             true_parameters: parameters_of(&plant),
@@ -211,6 +262,10 @@ impl Simulation {
             rates: [rate(), rate(), rate(), rate()],
             rapier: None,
             contact_stats: ContactStats::default(),
+            disturbances: Disturbances::default(),
+            energy: controller.has_passive_port().then(EnergyBalance::default),
+            plant_tau: vec![0.0; nv],
+            pi_tilde: vec![0.0; np],
             plant,
             estimate,
             controller,
@@ -235,6 +290,18 @@ impl Simulation {
     pub fn with_rapier(mut self, plant: RapierPlant) -> Self {
         self.rapier = Some(Box::new(plant));
         self
+    }
+
+    /// The same loop with `pushes` acting on its plant (their anchors
+    /// start at the loop's current configuration).
+    pub fn with_disturbances(mut self, pushes: Vec<Disturbance>) -> Self {
+        self.disturbances = Disturbances::new(&self.plant, &mut self.plant_ws, pushes, &self.q);
+        self
+    }
+
+    /// The energy integrals since t = 0 (None for computed torque).
+    pub fn energy(&self) -> Option<EnergyBalance> {
+        self.energy
     }
 
     /// The rapier plant, if this loop uses one.
@@ -297,15 +364,48 @@ impl Simulation {
             self.evaluate_controller(t, &q, &v, &p);
             self.hold_controller_output();
         }
+        self.rates[k].energy = self.push_and_account(t, &q, &v, &p);
         let Rates {
             q: dq,
             v: dv,
             p: dp,
+            ..
         } = &mut self.rates[k];
         self.plant.configuration_rate(&q, &v, dq);
-        dv.copy_from_slice(aba(&self.plant, &mut self.plant_ws, &q, &v, &self.held_tau).as_slice());
+        dv.copy_from_slice(
+            aba(&self.plant, &mut self.plant_ws, &q, &v, &self.plant_tau).as_slice(),
+        );
         dp.copy_from_slice(&self.held_rate);
         (self.stage_q, self.stage_v, self.stage_p) = (q, v, p);
+    }
+
+    /// Evaluates the pushes at (t, q, v) into `plant_tau` (held torque +
+    /// pushes) and returns the powers through the passive port (zero
+    /// without one).
+    fn push_and_account(&mut self, t: f64, q: &[f64], v: &[f64], p: &[f64]) -> PowerFlows {
+        self.disturbances
+            .evaluate(&self.plant, &mut self.plant_ws, t, q, v);
+        self.plant_tau.copy_from_slice(&self.held_tau);
+        if !self.disturbances.is_empty() {
+            add_scaled(&mut self.plant_tau, 1.0, &self.disturbances.tau);
+        }
+        if self.energy.is_none() {
+            return PowerFlows::default();
+        }
+        for ((d, a), b) in self.pi_tilde.iter_mut().zip(p).zip(&self.true_parameters) {
+            *d = a - b;
+        }
+        self.controller
+            .power_flows(
+                t,
+                &self.plant,
+                (q, v),
+                &self.held_tau,
+                &self.disturbances.tau,
+                &self.pi_tilde,
+                &self.held_rate,
+            )
+            .unwrap_or_default()
     }
 
     /// Stage state = state + h * rate k.
@@ -350,10 +450,27 @@ impl Simulation {
                     dt,
                     [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
                 );
+                if let Some(e) = &mut self.energy {
+                    let rate = |f: fn(&PowerFlows) -> f64| {
+                        let k = |i: usize| f(&r[i].energy);
+                        (k(0) + 2.0 * k(1) + 2.0 * k(2) + k(3)) / 6.0
+                    };
+                    *e = e.advanced(
+                        dt,
+                        &PowerFlows {
+                            supply: rate(|x| x.supply),
+                            dissipation: rate(|x| x.dissipation),
+                            mismatch: rate(|x| x.mismatch),
+                        },
+                    );
+                }
             }
             Integrator::SemiImplicitEuler => {
                 self.derivative(0, t);
                 let r = &self.rates[0];
+                if let Some(e) = &mut self.energy {
+                    *e = e.advanced(dt, &r.energy);
+                }
                 add_scaled(&mut self.v, dt, &r.v);
                 add_scaled(&mut self.parameters, dt, &r.p);
                 self.plant
@@ -380,6 +497,17 @@ impl Simulation {
                 reason: format!("the controller's torque tau[{i}] is not finite"),
             });
         }
+        let (q, v, p) = (
+            std::mem::take(&mut self.q),
+            std::mem::take(&mut self.v),
+            std::mem::take(&mut self.parameters),
+        );
+        let power = self.push_and_account(t, &q, &v, &p);
+        (self.q, self.v, self.parameters) = (q, v, p);
+        if let Some(e) = &mut self.energy {
+            *e = e.advanced(dt, &power);
+        }
+        rapier.push(&self.disturbances.applied);
         rapier.step(&self.held_tau);
         rapier.read_state(&mut self.q, &mut self.v);
         add_scaled(&mut self.parameters, dt, &self.held_rate);
@@ -461,8 +589,17 @@ impl Simulation {
             &v,
         );
         let skew_residual = (&hdot - c - c.transpose()).amax();
+        let pushes = if self.disturbances.is_empty() {
+            Vec::new()
+        } else {
+            self.disturbances
+                .evaluate(&self.plant, &mut self.plant_ws, t, &q, &v);
+            self.disturbances.applied.clone()
+        };
         let contacts = self.contacts();
         Sample {
+            energy: self.energy,
+            pushes,
             task: self.controller.task_sample(),
             contacts: contacts.len(),
             contact_force: total_normal_force(contacts),
@@ -493,6 +630,9 @@ impl Simulation {
             self.parameters.copy_from_slice(&previous.parameters);
         }
         self.contact_stats = previous.contact_stats;
+        if self.energy.is_some() {
+            self.energy = previous.energy.or(self.energy);
+        }
         if let Some(rapier) = &mut self.rapier {
             rapier.set_state(&self.q, &self.v);
         }

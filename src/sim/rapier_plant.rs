@@ -29,6 +29,7 @@
 //!   implicit inertial terms) on `substeps` sub-steps per step, so it agrees
 //!   with the own RK4 plant to O(dt) (measured in tests/rapier_plant.rs).
 
+use super::disturbance::AppliedWrench;
 use super::environment::Environment;
 use crate::geometry::{Part, Shape};
 use crate::model::{Joint, Model};
@@ -590,7 +591,29 @@ impl RapierPlant {
                 .set_motor_max_force(axis, t.abs());
         }
         self.advance();
+        for h in &self.body_handles {
+            if let Some(rb) = self.bodies.get_mut(*h) {
+                rb.reset_forces(false);
+                rb.reset_torques(false);
+            }
+        }
         self.collect_contacts();
+    }
+
+    /// Forces and torques at world points of model bodies, applied over the
+    /// next step only (the pushes of [`super::Disturbances`]).
+    pub fn push(&mut self, wrenches: &[AppliedWrench]) {
+        for w in wrenches {
+            let Some(rb) = self
+                .body_handles
+                .get(w.body)
+                .and_then(|h| self.bodies.get_mut(*h))
+            else {
+                continue;
+            };
+            rb.add_force_at_point(vector(&w.force), vector(&w.point), true);
+            rb.add_torque(vector(&w.torque), true);
+        }
     }
 
     /// Records the contacts of the last step (robot against environment).

@@ -1,0 +1,114 @@
+//! The closed loop's energy bookkeeping (issue 13): the power through the
+//! passive port and where the storage's change comes from.
+//!
+//! With the true model, every passivity-based law here gives a closed loop
+//! whose storage V obeys
+//!
+//!   dV/dt = y^T tau_ext - D + y^T (tau - tau*) + d/dt(V_parameter),
+//!
+//! tau the torque applied, tau* the same law evaluated with the TRUE model
+//! (its unactuated rows kept), and
+//!
+//! | law | passive output y (joint space) | dissipation D |
+//! |---|---|---|
+//! | Slotine-Li, Cartesian Slotine-Li | s = q_dot - q_dot_r | s^T K_D s |
+//! | PD+ | e_dot = q_dot - q_dot_d | e_dot^T K_D e_dot |
+//! | operational Slotine-Li | J_bar s_x | s_x^T K_D s_x |
+//! | operational PD+ | J_bar e_dot_x | e_dot_x^T K_D e_dot_x |
+//!
+//! (Slotine-Li: H s_dot + C s + K_D s = tau - tau* + tau_ext, and s^T (H_dot
+//! - 2 C) s = 0 for every admissible C; operational laws: the same in task
+//! space, Lambda s_x_dot + C_task s_x + K_D s_x = J_bar^T (tau - tau* +
+//! tau_ext).) The mismatch power y^T (tau - tau*) is the model error
+//! (Y pi_tilde for Slotine-Li), the sample-and-hold of a sampled controller
+//! and the unactuated rows of a free root; with adaptation, d/dt(1/2
+//! pi_tilde^T Gamma^-1 pi_tilde) = -s^T Y pi_tilde cancels the model error.
+//! Computed torque is not passivity-based: no bookkeeping.
+
+use super::{gain, ControlLaw, Controller};
+use crate::model::Model;
+
+/// The three powers of one instant (W).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PowerFlows {
+    /// y^T tau_ext: the power the pushes put into the loop.
+    pub supply: f64,
+    /// The power the damping takes out (>= 0).
+    pub dissipation: f64,
+    /// y^T (tau - tau*) + d/dt(V_parameter): what the model error, the
+    /// zero-order hold and the unactuated rows add.
+    pub mismatch: f64,
+}
+
+impl Controller {
+    /// Whether the law has a passive port (not computed torque).
+    pub fn has_passive_port(&self) -> bool {
+        !matches!(self.law, ControlLaw::ComputedTorque { .. })
+    }
+
+    /// The powers at (t, q, v) for the torque `tau` the plant receives, the
+    /// external generalized forces `tau_ext`, and, when adaptive, the
+    /// estimate error `pi_tilde` and the applied rate `parameter_rate`. The
+    /// law is evaluated once more with the true model `plant` (this
+    /// overwrites the controller's output buffers). `None` for computed
+    /// torque.
+    #[allow(clippy::too_many_arguments)]
+    pub fn power_flows(
+        &mut self,
+        t: f64,
+        plant: &Model,
+        (q, v): (&[f64], &[f64]),
+        tau: &[f64],
+        tau_ext: &[f64],
+        pi_tilde: &[f64],
+        parameter_rate: &[f64],
+    ) -> Option<PowerFlows> {
+        if !self.has_passive_port() {
+            return None;
+        }
+        self.compute_demanded(t, plant, q, v);
+        let r = self.root_speeds;
+        let mut flows = PowerFlows::default();
+        let mut port = |y: &[f64]| {
+            for k in 0..y.len() {
+                flows.supply += y[k] * tau_ext[k];
+                flows.mismatch += y[k] * (tau[k] - self.tau[k]);
+            }
+        };
+        match &self.law {
+            ControlLaw::SlotineLi { kd, .. } | ControlLaw::TaskSlotineLi { kd, .. } => {
+                port(&self.s);
+                flows.dissipation = (0..v.len())
+                    .map(|k| gain(kd, r, k) * self.s[k] * self.s[k])
+                    .sum();
+            }
+            ControlLaw::PdPlus { kd, .. } => {
+                port(&self.e_dot);
+                flows.dissipation = (0..v.len())
+                    .map(|k| gain(kd, r, k) * self.e_dot[k] * self.e_dot[k])
+                    .sum();
+            }
+            ControlLaw::OperationalSlotineLi { kd, .. }
+            | ControlLaw::OperationalPdPlus { kd, .. } => {
+                let tc = self
+                    .task
+                    .as_deref_mut()
+                    .expect("task-space laws are built with a task");
+                let s_x = &tc.ws.sliding;
+                tc.port.gemv(1.0, &tc.operational.j_bar, s_x, 0.0);
+                port(tc.port.as_slice());
+                flows.dissipation = s_x.iter().zip(kd).map(|(s, k)| k * s * s).sum();
+            }
+            ControlLaw::ComputedTorque { .. } => unreachable!("no passive port"),
+        }
+        if let Some(a) = self.law.adaptation() {
+            flows.mismatch += pi_tilde
+                .iter()
+                .zip(parameter_rate)
+                .zip(&a.gamma)
+                .map(|((p, rate), g)| p * rate / g)
+                .sum::<f64>();
+        }
+        Some(flows)
+    }
+}

@@ -1,0 +1,239 @@
+//! External pushes on the TRUE plant (the controller does not know them):
+//! a force and torque at a point of a link with a time profile, or a
+//! spring-damper pulling a link point toward a moving world point (the
+//! headless form of a mouse drag).
+//!
+//! A wrench (n, f) applied at the world point p of body b enters the
+//! generalized forces as tau_ext = J_p^T [n; f], J_p the Jacobian of the
+//! body point p (rows `[angular; linear]`, world axes). With the joint
+//! axes Phi_k in world coordinates at the world origin (the core's
+//! convention), this is tau_ext,k = Phi_k . [n + p x f; f] for the speeds
+//! k supporting b: O(depth), no Jacobian formed.
+
+use crate::algorithms::{forward_kinematics, Workspace};
+use crate::control::task::{TaskDesired, TaskReference};
+use crate::model::Model;
+use crate::spatial::{Mat3, Vec3};
+
+/// The time profile of a pushing wrench: its scale at time t.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Profile {
+    /// 1 on [start, end), 0 outside.
+    Window { start: f64, end: f64 },
+    /// sin(pi (t - start) / duration) on [start, start + duration].
+    HalfSine { start: f64, duration: f64 },
+    /// sin(2 pi frequency (t - start) + phase) on [start, end).
+    Sinusoid {
+        start: f64,
+        end: f64,
+        frequency: f64,
+        #[serde(default)]
+        phase: f64,
+    },
+}
+
+impl Profile {
+    /// Checks the numbers; says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let ok = match *self {
+            Profile::Window { start, end } => start.is_finite() && end.is_finite() && end > start,
+            Profile::HalfSine { start, duration } => {
+                start.is_finite() && duration.is_finite() && duration > 0.0
+            }
+            Profile::Sinusoid {
+                start,
+                end,
+                frequency,
+                phase,
+            } => [start, end, frequency, phase].iter().all(|x| x.is_finite()) && end > start,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err("needs finite times with end after start (half_sine: a positive duration) and a finite frequency and phase".into())
+        }
+    }
+
+    /// The scale of the wrench at time `t`.
+    pub fn scale(&self, t: f64) -> f64 {
+        match *self {
+            Profile::Window { start, end } => f64::from(t >= start && t < end),
+            Profile::HalfSine { start, duration } => {
+                let u = (t - start) / duration;
+                if (0.0..=1.0).contains(&u) {
+                    (std::f64::consts::PI * u).sin()
+                } else {
+                    0.0
+                }
+            }
+            Profile::Sinusoid {
+                start,
+                end,
+                frequency,
+                phase,
+            } => {
+                if t >= start && t < end {
+                    (std::f64::consts::TAU * frequency * (t - start) + phase).sin()
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+/// What pushes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Push {
+    /// A force and torque (N, N m), in world axes or the link's, scaled by
+    /// the profile.
+    Wrench {
+        force: Vec3,
+        torque: Vec3,
+        in_link_axes: bool,
+        profile: Profile,
+    },
+    /// f = stiffness (a(t) - p) - damping p_dot, pulling the point p toward
+    /// the anchor a(t); the anchor moves on `path` (a task reference whose
+    /// start is the point's initial position).
+    Spring {
+        stiffness: f64,
+        damping: f64,
+        path: TaskReference,
+    },
+}
+
+/// One push on one link point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disturbance {
+    /// The body pushed and the point, in the body frame.
+    pub body: usize,
+    pub point: Vec3,
+    pub push: Push,
+    /// The anchor path's start: the link's rotation and the point's world
+    /// position at t = 0 (set by [`Disturbances::start`]).
+    start: (Mat3, Vec3),
+}
+
+impl Disturbance {
+    /// A push on `point` (body frame) of `body`.
+    pub fn new(body: usize, point: Vec3, push: Push) -> Self {
+        Disturbance {
+            body,
+            point,
+            push,
+            start: (Mat3::identity(), Vec3::zeros()),
+        }
+    }
+}
+
+/// The wrench of one push at one instant, for drawing and bookkeeping.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AppliedWrench {
+    /// The body and the world point the force acts at.
+    pub body: usize,
+    pub point: Vec3,
+    pub force: Vec3,
+    pub torque: Vec3,
+    /// The spring's anchor (equal to `point` for a wrench).
+    pub anchor: Vec3,
+}
+
+/// All pushes on a plant, with their generalized force buffer.
+#[derive(Clone, Debug, Default)]
+pub struct Disturbances {
+    pub pushes: Vec<Disturbance>,
+    /// The last evaluation's wrenches, one per push.
+    pub applied: Vec<AppliedWrench>,
+    /// The last evaluation's generalized forces tau_ext (one per speed).
+    pub tau: Vec<f64>,
+    desired: TaskDesired,
+}
+
+impl Disturbances {
+    /// Pushes for `model`, their anchors started at configuration `q0`.
+    pub fn new(model: &Model, ws: &mut Workspace, pushes: Vec<Disturbance>, q0: &[f64]) -> Self {
+        let mut d = Disturbances {
+            applied: vec![AppliedWrench::default(); pushes.len()],
+            pushes,
+            tau: vec![0.0; model.nv],
+            desired: TaskDesired::default(),
+        };
+        d.start(model, ws, q0);
+        d
+    }
+
+    /// Anchors every spring's path at the current position of its point.
+    pub fn start(&mut self, model: &Model, ws: &mut Workspace, q: &[f64]) {
+        forward_kinematics(model, ws, q);
+        for p in &mut self.pushes {
+            let x = &ws.placements[p.body];
+            p.start = (x.rot, x.transform_point(&p.point));
+        }
+    }
+
+    /// Whether there is anything to push with.
+    pub fn is_empty(&self) -> bool {
+        self.pushes.is_empty()
+    }
+
+    /// The wrenches at time t and state (q, v) and their generalized forces
+    /// (`self.tau`; `self.applied`).
+    pub fn evaluate(&mut self, model: &Model, ws: &mut Workspace, t: f64, q: &[f64], v: &[f64]) {
+        self.tau.fill(0.0);
+        if self.pushes.is_empty() {
+            return;
+        }
+        forward_kinematics(model, ws, q);
+        for (push, applied) in self.pushes.iter().zip(&mut self.applied) {
+            let x = &ws.placements[push.body];
+            let p = x.transform_point(&push.point);
+            let b = &model.bodies[push.body];
+            let support = model.support(b.v_index + b.joint.nv() - 1);
+            let (force, torque, anchor) = match &push.push {
+                Push::Wrench {
+                    force,
+                    torque,
+                    in_link_axes,
+                    profile,
+                } => {
+                    let s = profile.scale(t);
+                    let (f, n) = if *in_link_axes {
+                        (x.rot * force, x.rot * torque)
+                    } else {
+                        (*force, *torque)
+                    };
+                    (f * s, n * s, p)
+                }
+                Push::Spring {
+                    stiffness,
+                    damping,
+                    path,
+                } => {
+                    // The point's velocity: sum of the supporting columns
+                    // of its Jacobian, Phi_k.lin + Phi_k.ang x p.
+                    let p_dot = support.iter().fold(Vec3::zeros(), |acc, &k| {
+                        let phi = ws.axes[k];
+                        acc + (phi.lin + phi.ang.cross(&p)) * v[k]
+                    });
+                    path.evaluate(t, &push.start, &mut self.desired);
+                    let a = self.desired.position;
+                    ((a - p) * *stiffness - p_dot * *damping, Vec3::zeros(), a)
+                }
+            };
+            let moment = torque + p.cross(&force);
+            for &k in support {
+                let phi = ws.axes[k];
+                self.tau[k] += phi.ang.dot(&moment) + phi.lin.dot(&force);
+            }
+            *applied = AppliedWrench {
+                body: push.body,
+                point: p,
+                force,
+                torque,
+                anchor,
+            };
+        }
+    }
+}

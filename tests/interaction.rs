@@ -1,0 +1,282 @@
+//! Pushes on the true plant and the closed loop's energy balance (issue 13):
+//! V(t) - V(0) = supply - dissipation + mismatch, the residual being the
+//! integrator's error alone (fourth order with RK4, first order on the
+//! rapier plant), and the supply the work the pushes do.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::scenario::{run_variant, Scenario, VariantResult};
+
+fn run_text(text: &str) -> Vec<VariantResult> {
+    let scenario = Scenario::parse(text, repo_path("scenarios/test.toml")).unwrap();
+    scenario
+        .variants()
+        .unwrap()
+        .into_iter()
+        .map(|v| {
+            let r = run_variant(v, &mut |_| {});
+            assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
+            r
+        })
+        .collect()
+}
+
+/// The largest |V(t) - V(0) - supply + dissipation - mismatch| of a run.
+fn max_residual(r: &VariantResult) -> f64 {
+    let v0 = r.samples[0].lyapunov.value;
+    r.samples
+        .iter()
+        .map(|s| s.energy.unwrap().residual(s.lyapunov.value - v0).abs())
+        .fold(0.0, f64::max)
+}
+
+fn last_energy(r: &VariantResult) -> passivity_lab::sim::EnergyBalance {
+    r.samples.last().unwrap().energy.unwrap()
+}
+
+/// The UR5 holding a pose, pushed at tool0 by a train of half-sine pulses
+/// (start and end on step boundaries, so RK4 sees smooth pieces), with the
+/// controller `controller` and the step `step`.
+fn ur5_pushed(controller: &str, estimate: f64, step: f64) -> String {
+    format!(
+        r#"
+name = "ur5_push"
+[robot]
+urdf = "../assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+[estimate]
+scale = {estimate}
+[controller]
+{controller}
+[reference]
+kind = "hold"
+q = [0.3, -1.2, 1.5, -1.6, -1.4, 0.4]
+[initial]
+q = [0.3, -1.2, 1.5, -1.6, -1.4, 0.4]
+v = [0.2, -0.1, 0.3, 0.0, 0.2, -0.3]
+[simulation]
+duration = 1.2
+step = {step}
+record_period = 0.01
+[[disturbances]]
+kind = "wrench"
+link = "tool0"
+point = [0.0, 0.0, 0.05]
+force = [30.0, -10.0, 20.0]
+torque = [0.0, 1.0, 0.0]
+profile = {{ kind = "half_sine", start = 0.1, duration = 0.2 }}
+[[disturbances]]
+kind = "wrench"
+link = "wrist_1_link"
+force = [0.0, 0.0, -25.0]
+axes = "link"
+profile = {{ kind = "half_sine", start = 0.5, duration = 0.1 }}
+[[disturbances]]
+kind = "spring"
+link = "tool0"
+stiffness = 300.0
+damping = 5.0
+path = {{ kind = "circle", radius = 0.05, normal = [0.0, 0.0, 1.0], period = 1.0, ramp = 0.2 }}
+[[variants]]
+name = "c_star"
+factorization = {{ kind = "christoffel" }}
+[[variants]]
+name = "classic"
+factorization = {{ kind = "classic" }}
+[[variants]]
+name = "torsion"
+factorization = {{ kind = "torsion", beta = -5.0 }}
+"#
+    )
+}
+
+// Damping gains scaled to the links' inertias (the wrist's are ~1e-3 of the
+// shoulder's), so that the loops stay well inside RK4's stability region.
+const SLOTINE_LI: &str = r#"kind = "slotine_li"
+lambda = 5.0
+kd = [20.0, 20.0, 10.0, 1.0, 1.0, 0.2]"#;
+const PD_PLUS: &str = r#"kind = "pd_plus"
+kp = [100.0, 100.0, 50.0, 5.0, 5.0, 1.0]
+kd = [20.0, 20.0, 10.0, 1.0, 1.0, 0.2]"#;
+
+#[test]
+fn exact_model_balance_holds_to_rk4_order_for_slotine_li_and_pd_plus() {
+    for (law, controller) in [("slotine_li", SLOTINE_LI), ("pd_plus", PD_PLUS)] {
+        let coarse = run_text(&ur5_pushed(controller, 1.0, 0.002));
+        let fine = run_text(&ur5_pushed(controller, 1.0, 0.001));
+        for (c, f) in coarse.iter().zip(&fine) {
+            let (rc, rf) = (max_residual(c), max_residual(f));
+            let e = last_energy(f);
+            println!(
+                "{law}/{}: supply {:.4} J, dissipation {:.4} J, mismatch {:.2e} J; residual {rc:.3e} (dt 2 ms), {rf:.3e} (dt 1 ms), ratio {:.1}",
+                f.name,
+                e.supply,
+                e.dissipation,
+                e.mismatch,
+                rc / rf
+            );
+            assert!(e.supply.abs() > 0.05, "the pushes did work: {}", e.supply);
+            assert!(e.dissipation > 0.05, "{}", e.dissipation);
+            assert!(
+                e.mismatch.abs() < 1e-9,
+                "exact model: no mismatch, got {}",
+                e.mismatch
+            );
+            assert!(rf < 1e-6 * e.dissipation.max(e.supply.abs()), "{rf}");
+            // Fourth order: halving the step divides the error by 16 (more
+            // than 8 allows for the rounding floor and mixed orders).
+            assert!(rc / rf > 8.0, "residual ratio {}", rc / rf);
+        }
+    }
+}
+
+#[test]
+fn the_mismatch_term_is_the_model_error_and_adaptation_cancels_it() {
+    let r = run_text(&ur5_pushed(SLOTINE_LI, 0.8, 0.002));
+    for v in &r {
+        let e = last_energy(v);
+        println!(
+            "{}: mismatch {:.4} J, residual {:.3e}",
+            v.name,
+            e.mismatch,
+            max_residual(v)
+        );
+        assert!(
+            e.mismatch.abs() > 1e-3,
+            "a 20 % light model adds energy terms"
+        );
+        assert!(max_residual(v) < 1e-6, "{}", max_residual(v));
+    }
+    let adaptive = r#"kind = "slotine_li"
+lambda = 5.0
+kd = 20.0
+adaptation = true
+gamma = 0.05"#;
+    // The adaptive loop is stiffer (fast parameter modes): compare 1 ms
+    // with 0.5 ms, where RK4 is in its asymptotic range.
+    let coarse = run_text(&ur5_pushed(adaptive, 0.8, 0.001));
+    let fine = run_text(&ur5_pushed(adaptive, 0.8, 0.0005));
+    for (c, f) in coarse.iter().zip(&fine) {
+        let e = last_energy(f);
+        let (rc, rf) = (max_residual(c), max_residual(f));
+        println!(
+            "adaptive {}: mismatch {:.3e} J, dissipation {:.4} J, residual {rc:.3e} (1 ms), {rf:.3e} (0.5 ms)",
+            f.name, e.mismatch, e.dissipation
+        );
+        assert!(
+            e.mismatch.abs() < 1e-9,
+            "the parameter storage absorbs it: {}",
+            e.mismatch
+        );
+        assert!(rf < 1e-5 * e.dissipation, "{rf}");
+        assert!(rc / rf > 8.0, "residual ratio {}", rc / rf);
+    }
+}
+
+/// The point mass without gravity under PD+ with zero gains is torque-free:
+/// V = 1/2 m v^2 is its kinetic energy and the supply is the work of the
+/// push: a half-sine force F sin(pi t / d) from rest gives the impulse
+/// 2 F d / pi and the work (2 F d / pi)^2 / (2 m).
+#[test]
+fn on_a_torque_free_plant_the_supply_is_the_work_of_the_push() {
+    let text = r#"
+name = "free_mass"
+[robot]
+builtin = "point_mass"
+mass = 2.0
+gravity = [0.0, 0.0, 0.0]
+[controller]
+kind = "pd_plus"
+kp = 0.0
+kd = 0.0
+[reference]
+kind = "hold"
+q = [0.0, 0.0, 0.0]
+[simulation]
+duration = 1.0
+step = 0.001
+[[disturbances]]
+kind = "wrench"
+link = "mass"
+force = [3.0, -4.0, 12.0]
+profile = { kind = "half_sine", start = 0.2, duration = 0.4 }
+"#;
+    let r = &run_text(text)[0];
+    let e = last_energy(r);
+    let work = (2.0 * 13.0 * 0.4 / std::f64::consts::PI).powi(2) / (2.0 * 2.0);
+    let v_end = r.samples.last().unwrap().lyapunov.value;
+    println!(
+        "supply {} J, V(T) {v_end} J, analytic work {work} J",
+        e.supply
+    );
+    assert!(
+        (e.supply - work).abs() < 1e-9 * work,
+        "{} vs {work}",
+        e.supply
+    );
+    assert!((v_end - work).abs() < 1e-9 * work);
+    assert_eq!(e.dissipation, 0.0);
+}
+
+/// The rapier plant: the same balance within its first-order error (the
+/// residual about halves with the step).
+#[test]
+fn rapier_plant_balance_is_first_order() {
+    let with_rapier = |step: f64| {
+        let text = ur5_pushed(PD_PLUS, 1.0, step).replace(
+            "record_period = 0.01",
+            "record_period = 0.01\nplant = \"rapier\"\nsubsteps = 1",
+        );
+        run_text(&text)
+    };
+    let (coarse, fine) = (with_rapier(0.001), with_rapier(0.0005));
+    for (c, f) in coarse.iter().zip(&fine) {
+        let (rc, rf) = (max_residual(c), max_residual(f));
+        let e = last_energy(f);
+        println!(
+            "rapier {}: supply {:.4} J, dissipation {:.4} J, residual {rc:.3e} (1 ms), {rf:.3e} (0.5 ms)",
+            f.name, e.supply, e.dissipation
+        );
+        assert!(rf < 0.05 * e.dissipation.max(e.supply.abs()), "{rf}");
+        assert!(rc / rf > 1.5, "first order: ratio {}", rc / rf);
+    }
+}
+
+/// A bad push names its key.
+#[test]
+fn bad_disturbances_are_refused_naming_the_key() {
+    let base = ur5_pushed(PD_PLUS, 1.0, 0.002);
+    for (from, to, key) in [
+        (
+            "link = \"wrist_1_link\"",
+            "link = \"no_such_link\"",
+            "disturbances[1].link",
+        ),
+        (
+            "stiffness = 300.0",
+            "stiffness = -1.0",
+            "disturbances[2].stiffness",
+        ),
+        (
+            "start = 0.5, duration = 0.1",
+            "start = 0.5, duration = 0.0",
+            "disturbances[1].profile",
+        ),
+        (
+            "force = [30.0, -10.0, 20.0]",
+            "force = [inf, 0.0, 0.0]",
+            "disturbances[0].force",
+        ),
+    ] {
+        let text = base.replace(from, to);
+        let err = Scenario::parse(&text, repo_path("scenarios/bad.toml"))
+            .and_then(|s| s.variants().map(|_| ()))
+            .expect_err(to)
+            .to_string();
+        assert!(
+            err.contains(key) || err.contains("disturbances"),
+            "{to}: {err}"
+        );
+        assert!(err.contains(key), "{to}: {err}");
+    }
+}
