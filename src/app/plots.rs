@@ -3,14 +3,15 @@
 //! orientation errors and |s_x| (task scenarios), a joint torque, a parameter
 //! estimate against its true value, the skew and validity residuals — and a
 //! torsion readout. Hovering shows values; the plots follow the last few
-//! seconds or show the whole run. Applied live edits are marked.
+//! seconds or show the whole run. Applied live edits are marked. Passivity
+//! bookkeeping: supply, dissipation, mismatch and the balance residual.
 
 use super::camera::PanelMargins;
 use super::panels::show_side_panel;
 use super::session::{LiveVariant, Session};
 use super::variant_color32;
 use crate::control::TaskSample;
-use crate::sim::Sample;
+use crate::sim::{EnergyBalance, Sample};
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
 use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, VLine};
@@ -171,6 +172,13 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
             });
         }
     }
+    let with_energy = session
+        .variants
+        .iter()
+        .any(|v| v.samples.last().is_some_and(|s| s.energy.is_some()));
+    if with_energy {
+        quantities.extend(energy_quantities());
+    }
     for q in &quantities {
         plot(ui, session, since, q, None);
     }
@@ -243,6 +251,45 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
     for q in &residuals {
         plot(ui, session, since, q, None);
     }
+}
+
+/// The energy balance through the passive port y (README, "Pushes and the
+/// energy balance"): supply, dissipation, model mismatch, and the residual
+/// of V(t) - V(t0) = supply - dissipation + mismatch since the first
+/// recorded sample t0 (the integrator's error; it jumps at a live edit,
+/// which changes the storage function).
+fn energy_quantities<'a>() -> [Quantity<'a>; 4] {
+    let energy = |f: fn(&EnergyBalance) -> f64| -> Reader {
+        Box::new(move |v, k| v.samples[k].energy.as_ref().map_or(f64::NAN, f))
+    };
+    [
+        Quantity {
+            title: "supply: integral of y^T tau_ext (J), the pushes' energy".into(),
+            value: energy(|e| e.supply),
+        },
+        Quantity {
+            title: "dissipation: integral of y^T K_D y (J)".into(),
+            value: energy(|e| e.dissipation),
+        },
+        Quantity {
+            title: "model mismatch: integral of y^T (tau - tau*) (J)".into(),
+            value: energy(|e| e.mismatch),
+        },
+        Quantity {
+            title: "balance residual V - V(t0) - supply + dissipation - mismatch (J)".into(),
+            value: Box::new(|v, k| {
+                let (s0, s) = (&v.samples[0], &v.samples[k]);
+                match (s0.energy, s.energy) {
+                    (Some(e0), Some(e)) => {
+                        (s.lyapunov.value - s0.lyapunov.value) - (e.supply - e0.supply)
+                            + (e.dissipation - e0.dissipation)
+                            - (e.mismatch - e0.mismatch)
+                    }
+                    _ => f64::NAN,
+                }
+            }),
+        },
+    ]
 }
 
 /// The factorization's numbers now: torsion norm, skew and validity

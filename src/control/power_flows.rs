@@ -16,13 +16,14 @@
 //! | operational Slotine-Li | J_bar s_x | s_x^T K_D s_x |
 //! | operational PD+ | J_bar e_dot_x | e_dot_x^T K_D e_dot_x |
 //!
-//! (Slotine-Li: H s_dot + C s + K_D s = tau - tau* + tau_ext, and s^T (H_dot
-//! - 2 C) s = 0 for every admissible C; operational laws: the same in task
-//! space, Lambda s_x_dot + C_task s_x + K_D s_x = J_bar^T (tau - tau* +
-//! tau_ext).) The mismatch power y^T (tau - tau*) is the model error
-//! (Y pi_tilde for Slotine-Li), the sample-and-hold of a sampled controller
-//! and the unactuated rows of a free root; with adaptation, d/dt(1/2
-//! pi_tilde^T Gamma^-1 pi_tilde) = -s^T Y pi_tilde cancels the model error.
+//! Why: for Slotine-Li, H s_dot + C s + K_D s = tau - tau* + tau_ext and
+//! s^T (H_dot - 2 C) s = 0 for every admissible C; the operational laws obey
+//! the same in task space, Lambda s_x_dot + C_task s_x + K_D s_x = J_bar^T
+//! (tau - tau* + tau_ext). The mismatch power y^T (tau - tau*) is the model
+//! error (Y pi_tilde for Slotine-Li), the sample-and-hold of a sampled
+//! controller and the unactuated rows of a free root; with adaptation,
+//! d/dt(1/2 pi_tilde^T Gamma^-1 pi_tilde) = -s^T Y pi_tilde cancels the
+//! model error.
 //! Computed torque is not passivity-based: no bookkeeping.
 
 use super::{gain, ControlLaw, Controller};
@@ -50,8 +51,9 @@ impl Controller {
     /// external generalized forces `tau_ext`, and, when adaptive, the
     /// estimate error `pi_tilde` and the applied rate `parameter_rate`. The
     /// law is evaluated once more with the true model `plant` (this
-    /// overwrites the controller's output buffers). `None` for computed
-    /// torque.
+    /// overwrites the controller's output buffers), unless `evaluated_exactly`
+    /// says its last `compute` was at this state with the plant's own
+    /// parameters (then tau* = tau). `None` for computed torque.
     #[allow(clippy::too_many_arguments)]
     pub fn power_flows(
         &mut self,
@@ -62,11 +64,14 @@ impl Controller {
         tau_ext: &[f64],
         pi_tilde: &[f64],
         parameter_rate: &[f64],
+        evaluated_exactly: bool,
     ) -> Option<PowerFlows> {
         if !self.has_passive_port() {
             return None;
         }
-        self.compute_demanded(t, plant, q, v);
+        if !evaluated_exactly {
+            self.compute_demanded(t, plant, q, v);
+        }
         let r = self.root_speeds;
         let mut flows = PowerFlows::default();
         let mut port = |y: &[f64]| {

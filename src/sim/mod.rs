@@ -202,6 +202,10 @@ pub struct Simulation {
     plant_tau: Vec<f64>,
     /// pi_hat - pi at the current stage (adaptive laws).
     pi_tilde: Vec<f64>,
+    /// Whether the controller's evaluation at each stage is already the
+    /// law with the true model (continuous control, exact fixed estimate,
+    /// fixed root): the bookkeeping then reuses it.
+    controller_is_exact: bool,
 }
 
 /// The model's inertial parameters, body after body.
@@ -266,6 +270,10 @@ impl Simulation {
             energy: controller.has_passive_port().then(EnergyBalance::default),
             plant_tau: vec![0.0; nv],
             pi_tilde: vec![0.0; np],
+            controller_is_exact: control == ControlMode::Continuous
+                && !adaptive
+                && !plant.has_free_root()
+                && parameters_of(&plant) == parameters_of(&estimate),
             plant,
             estimate,
             controller,
@@ -404,6 +412,7 @@ impl Simulation {
                 &self.disturbances.tau,
                 &self.pi_tilde,
                 &self.held_rate,
+                self.controller_is_exact,
             )
             .unwrap_or_default()
     }
