@@ -1,7 +1,8 @@
 //! The rapier plant's world in 3-D: the environment's boxes and spheres
 //! beside every variant's robot and a dark ground plane, and each step's
 //! contacts as gizmos (a dot at the point, the normal, and an arrow of the
-//! normal force along it).
+//! normal force along it), and the scenario's pushes (an orange force arrow,
+//! a yellow spring to its anchor).
 
 use super::robot_view::{point, ViewLayout};
 use super::session::{Session, SessionSystems};
@@ -166,5 +167,22 @@ fn draw_contacts(
                 gizmos.arrow(p, p + length * n, color);
             }
         }
+        for w in &v.sim.disturbances.applied {
+            let p = point(&w.point) + offset;
+            let f = point(&w.force);
+            let length = (f.length() * settings.meters_per_newton).min(LONGEST_ARROW);
+            if length > 1e-3 {
+                gizmos.arrow(p, p + length * f.normalize(), PUSH_COLOR);
+            }
+            let anchor = point(&w.anchor) + offset;
+            if anchor.distance(p) > 1e-4 {
+                gizmos.line(p, anchor, SPRING_COLOR);
+                gizmos.sphere(Isometry3d::from_translation(anchor), 0.01, SPRING_COLOR);
+            }
+        }
     }
 }
+
+/// The pushes' force arrows and the springs toward their anchors.
+const PUSH_COLOR: Color = Color::srgb(1.0, 0.55, 0.0);
+const SPRING_COLOR: Color = Color::srgb(1.0, 0.85, 0.2);

@@ -164,6 +164,14 @@ impl Disturbances {
         d
     }
 
+    /// No pushes, for a plant with `nv` speeds.
+    pub fn none(nv: usize) -> Self {
+        Disturbances {
+            tau: vec![0.0; nv],
+            ..Default::default()
+        }
+    }
+
     /// Anchors every spring's path at the current position of its point.
     pub fn start(&mut self, model: &Model, ws: &mut Workspace, q: &[f64]) {
         forward_kinematics(model, ws, q);

@@ -266,7 +266,7 @@ impl Simulation {
             rates: [rate(), rate(), rate(), rate()],
             rapier: None,
             contact_stats: ContactStats::default(),
-            disturbances: Disturbances::default(),
+            disturbances: Disturbances::none(nv),
             energy: controller.has_passive_port().then(EnergyBalance::default),
             plant_tau: vec![0.0; nv],
             pi_tilde: vec![0.0; np],
