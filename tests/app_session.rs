@@ -259,6 +259,40 @@ fn bad_input_is_reported_and_the_session_stays() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A scenario beyond the run ceiling (issue 17 item 3) is refused like on
+/// the command line, naming its size; the session stays.
+#[test]
+fn a_run_beyond_the_ceiling_is_refused() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    app.update();
+    let dir = std::env::temp_dir().join(format!("pl-app-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(common::repo_path("scenarios/point_mass_torsion.toml"))
+        .unwrap()
+        .replace("step = 0.001", "step = 1e-9");
+    let long = dir.join("long.toml");
+    std::fs::write(&long, text).unwrap();
+    app.world_mut()
+        .write_message(SessionCommand::Open(ScenarioSource::Scenario(long)));
+    app.update();
+    let errors: Vec<String> = app
+        .world()
+        .resource::<Notices>()
+        .items
+        .iter()
+        .filter(|n| n.error)
+        .map(|n| n.text.clone())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].contains("long.toml") && errors[0].contains("integration steps"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(session(&app).dt, 0.001, "the embedded scenario stays");
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn a_urdf_without_scenario_gets_one() {
     let urdf = common::repo_path(

@@ -6,7 +6,8 @@ use crate::algorithms::{forward_kinematics, frame_placement, Workspace};
 use crate::factorization::diagnose;
 use crate::model::Model;
 use crate::scenario::{
-    scenario_for_urdf, write_results, Scenario, ScenarioError, ScenarioFile, VariantResult,
+    scenario_for_urdf, write_results, RunEstimate, Scenario, ScenarioError, ScenarioFile,
+    VariantResult,
 };
 use crate::sim::{Divergence, Sample, Simulation};
 use bevy::prelude::*;
@@ -245,6 +246,7 @@ impl Session {
         end_effector: Option<usize>,
     ) -> Result<Session, ScenarioError> {
         let variants = scenario.variants()?;
+        scenario.check_run_size(&RunEstimate::of_run(&variants), false)?;
         let plant = &variants[0].simulation.plant;
         let end_effector = end_effector
             .filter(|&f| f < plant.frames.len())

@@ -2,9 +2,12 @@
 //! summary, the resolved scenario and plots.
 
 use anyhow::Context;
-use passivity_lab::scenario::{run_variant, write_results, Scenario, VariantResult};
+use passivity_lab::scenario::{
+    format_duration, run_variant, write_results, RunEstimate, Scenario, Variant, VariantResult,
+};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -13,6 +16,10 @@ pub struct Args {
     /// Output folder (default: results/<scenario name>).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run even beyond the ceiling of 1e8 integration steps or 2 GiB of
+    /// recorded samples.
+    #[arg(long)]
+    allow_long: bool,
 }
 
 /// Loads the scenario named on the command line, or the embedded default.
@@ -23,27 +30,37 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
     })
 }
 
-/// Runs every variant of `scenario`, one after the other, with a progress
-/// line on a terminal.
-pub fn run_all(scenario: &Scenario, quiet: bool) -> anyhow::Result<Vec<VariantResult>> {
-    let variants = scenario.variants()?;
-    let tty = !quiet && std::io::stderr().is_terminal();
+/// Runs `variants` one after the other, with a progress line and the
+/// time left on a terminal (and a line every 10 % elsewhere when the run is
+/// expected to take 10 s or more).
+fn run_all(variants: Vec<Variant>, estimate: &RunEstimate) -> Vec<VariantResult> {
+    let tty = std::io::stderr().is_terminal();
+    let long = estimate.seconds >= 10.0;
+    let start = Instant::now();
+    let (mut done, mut next_line) = (0.0, 0.1);
     let mut results = Vec::new();
     for v in variants {
-        let name = v.name.clone();
+        let (name, steps) = (v.name.clone(), v.steps());
         let mut progress = |f: f64| {
+            let now = (done + f * steps) / estimate.steps.max(1.0);
+            let elapsed = start.elapsed().as_secs_f64();
+            let left = format_duration(elapsed / now.max(1e-12) * (1.0 - now));
             if tty {
-                eprint!("\r  {name}: {:>3.0}%", 100.0 * f);
+                eprint!("\r  {name}: {:>3.0}%  {left} left    ", 100.0 * f);
                 let _ = std::io::stderr().flush();
+            } else if long && now >= next_line {
+                eprintln!("  {name}: {:.0}% of the run done, {left} left", 100.0 * now);
+                next_line += 0.1;
             }
         };
         let r = run_variant(v, &mut progress);
         if tty {
-            eprint!("\r");
+            eprint!("\r{:60}\r", "");
         }
+        done += steps;
         results.push(r);
     }
-    Ok(results)
+    results
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -51,12 +68,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&scenario.file.name));
+    let variants = scenario.variants()?;
+    let estimate = RunEstimate::of_run(&variants);
+    scenario.check_run_size(&estimate, args.allow_long)?;
     eprintln!(
-        "running {} ({})",
+        "running {} ({}): {}",
         scenario.file.name,
-        scenario.path.display()
+        scenario.path.display(),
+        estimate.describe()
     );
-    let results = run_all(&scenario, false)?;
+    let results = run_all(variants, &estimate);
     let written = write_results(&out, &scenario, &results)
         .with_context(|| format!("{}: cannot write the results", out.display()))?;
     for r in &results {

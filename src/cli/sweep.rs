@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use passivity_lab::io::write_atomically;
-use passivity_lab::scenario::{sweep, Scenario};
+use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate, Scenario};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -25,6 +25,10 @@ pub struct Args {
     /// Output folder (default: results/<scenario name>-sweep).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run even beyond the ceiling of 1e8 integration steps (all runs
+    /// together) or 2 GiB of recorded samples.
+    #[arg(long)]
+    allow_long: bool,
 }
 
 const COLUMNS: [&str; 8] = [
@@ -41,12 +45,19 @@ const COLUMNS: [&str; 8] = [
 pub fn run(args: Args) -> anyhow::Result<()> {
     let scenario = Scenario::load(&args.scenario)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runs = sweep_runs(&scenario, &args.param, &args.values)?;
+    let variants: Vec<_> = runs.iter().map(|r| &r.variant).collect();
+    let estimate = RunEstimate::of_sweep(&variants, threads);
+    scenario.check_run_size(&estimate, args.allow_long)?;
     eprintln!(
-        "sweeping {} over {} = {:?} on {threads} threads",
-        scenario.file.name, args.param, args.values
+        "sweeping {} over {} = {:?} on {threads} threads: {}",
+        scenario.file.name,
+        args.param,
+        args.values,
+        estimate.describe()
     );
     let progress = |done: usize, total: usize| eprintln!("  {done}/{total} runs done");
-    let rows = sweep(&scenario, &args.param, &args.values, threads, &progress)?;
+    let rows = sweep(runs, threads, &progress);
     let mut csv = format!("{},variant,{}\n", args.param, COLUMNS.join(","));
     for r in &rows {
         let _ = write!(csv, "{},{}", r.value.replace(',', ";"), r.variant);

@@ -2,6 +2,7 @@
 //! 8), turned into closed-loop simulations, run headless, and written out as
 //! CSV time series, a JSON summary, the resolved scenario and PNG plots.
 
+mod budget;
 mod for_urdf;
 mod output;
 mod plots;
@@ -9,11 +10,12 @@ mod runner;
 mod schema;
 mod sweep;
 
+pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
 pub use for_urdf::scenario_for_urdf;
 pub use output::{summary, write_results};
 pub use runner::{run_variant, VariantResult};
 pub use schema::*;
-pub use sweep::{sweep, with_parameter, SweepRow};
+pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
 
 use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};

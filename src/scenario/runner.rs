@@ -25,12 +25,24 @@ pub struct VariantResult {
     pub singular_region: Option<f64>,
 }
 
+impl Variant {
+    /// Integration steps to the duration (at least one; the budget refuses
+    /// counts too large to run before this is used as a loop bound).
+    pub fn steps(&self) -> f64 {
+        (self.duration / self.simulation.dt).round().max(1.0)
+    }
+
+    /// Steps from one recorded sample to the next.
+    pub fn record_every(&self) -> f64 {
+        (self.record_period / self.simulation.dt).round().max(1.0)
+    }
+}
+
 /// Runs `variant` to its duration (or until it diverges), calling
 /// `progress` with the completed fraction about a hundred times.
 pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantResult {
+    let (steps, every) = (variant.steps() as usize, variant.record_every() as usize);
     let mut sim = variant.simulation;
-    let steps = (variant.duration / sim.dt).round().max(1.0) as usize;
-    let every = ((variant.record_period / sim.dt).round() as usize).max(1);
     let report = (steps / 100).max(1);
     let start = Instant::now();
     let mut samples = vec![sim.sample()];

@@ -2,7 +2,7 @@
 //! (value, variant) run in parallel on all cores, one summary row each.
 
 use super::output::summary;
-use super::{run_variant, Scenario, ScenarioError};
+use super::{run_variant, Scenario, ScenarioError, Variant};
 use std::sync::Mutex;
 
 /// One row of a sweep's table.
@@ -73,31 +73,48 @@ pub fn with_parameter(
     Err(bad("empty key".into()))
 }
 
-/// Runs the scenario once per value of `key`, every variant, on `threads`
-/// threads; `progress(done, total)` is called as runs finish. Rows come in
-/// (value, variant) order.
-pub fn sweep(
+/// One run of a sweep: a value of the key and one variant built with it.
+#[derive(Clone, Debug)]
+pub struct SweepRun {
+    pub value: String,
+    pub variant: Variant,
+}
+
+/// Every run of the scenario with `key` set to each of `values`, every
+/// variant, in (value, variant) order; all are checked before any runs.
+pub fn sweep_runs(
     scenario: &Scenario,
     key: &str,
     values: &[String],
-    threads: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<SweepRow>, ScenarioError> {
-    let mut jobs = Vec::new();
+) -> Result<Vec<SweepRun>, ScenarioError> {
+    let mut runs = Vec::new();
     for value in values {
         let text = with_parameter(scenario, key, value)?;
         let s = Scenario::parse(&text, &scenario.path)?;
-        for v in s.variants()? {
-            jobs.push((value.clone(), v));
+        for variant in s.variants()? {
+            runs.push(SweepRun {
+                value: value.clone(),
+                variant,
+            });
         }
     }
-    let total = jobs.len();
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+    Ok(runs)
+}
+
+/// Runs `runs` on `threads` threads; `progress(done, total)` is called as
+/// runs finish. Rows come in the order of `runs`.
+pub fn sweep(
+    runs: Vec<SweepRun>,
+    threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<SweepRow> {
+    let total = runs.len();
+    let queue = Mutex::new(runs.into_iter().enumerate().collect::<Vec<_>>());
     let rows = Mutex::new(Vec::with_capacity(total));
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {
-                let Some((i, (value, variant))) =
+                let Some((i, SweepRun { value, variant })) =
                     queue.lock().unwrap_or_else(|e| e.into_inner()).pop()
                 else {
                     break;
@@ -116,5 +133,5 @@ pub fn sweep(
     });
     let mut rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
     rows.sort_by_key(|(i, _)| *i);
-    Ok(rows.into_iter().map(|(_, r)| r).collect())
+    rows.into_iter().map(|(_, r)| r).collect()
 }

@@ -1,0 +1,258 @@
+//! How big a run is before it starts: integration steps, recorded samples,
+//! the memory they take and an estimated wall time (from timing the first
+//! steps), and the ceiling beyond which a run needs an explicit request
+//! (`--allow-long` on the command line; the app never goes beyond it).
+
+use super::{Scenario, ScenarioError, Variant};
+use crate::sim::Sample;
+use std::time::{Duration, Instant};
+
+/// Integration steps (all variants, or all runs of a sweep, together) a
+/// run may take without `--allow-long`: minutes on the own plant, hours on
+/// the rapier plant (a few µs and ~150 µs per step).
+pub const MAX_STEPS: f64 = 1e8;
+/// Memory the recordings may need without `--allow-long`, bytes (2 GiB).
+pub const MAX_MEMORY_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+/// Steps of one variant beyond which no run is possible, even when asked:
+/// past 2^53 the step counter and the simulated time stop being exact.
+pub const HARD_MAX_STEPS: f64 = 9_007_199_254_740_992.0;
+
+/// Steps timed per variant to estimate the wall time, at most.
+const TIMED_STEPS: usize = 200;
+/// Wall time spent timing steps, at most, over all variants.
+const TIMING_BUDGET: Duration = Duration::from_millis(100);
+/// Bytes of CSV text per recorded number (digits, sign, exponent, comma).
+const CSV_BYTES_PER_NUMBER: f64 = 22.0;
+
+/// The size of a run, before it starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunEstimate {
+    /// Variants (or sweep runs).
+    pub runs: usize,
+    /// Integration steps of all runs together.
+    pub steps: f64,
+    /// The most steps one run takes.
+    pub max_run_steps: f64,
+    /// Samples recorded, all runs together.
+    pub samples: f64,
+    /// Memory the recordings need at once (with the CSV text being
+    /// written), bytes.
+    pub memory_bytes: f64,
+    /// Size of the CSV files, bytes.
+    pub csv_bytes: f64,
+    /// Estimated wall-clock time, seconds.
+    pub seconds: f64,
+    /// Mean measured cost of one step (with its share of recording), seconds.
+    pub seconds_per_step: f64,
+}
+
+/// One variant's size and measured cost.
+struct Size {
+    steps: f64,
+    samples: f64,
+    sample_bytes: f64,
+    csv_bytes: f64,
+    seconds: f64,
+}
+
+impl Size {
+    /// Counts `variant`'s steps and samples, and times up to
+    /// [`TIMED_STEPS`] of its steps (on a copy) within `budget`.
+    fn of(variant: &Variant, budget: Duration) -> Size {
+        let steps = variant.steps();
+        // (duration / record_period when both counts overflow to infinity)
+        let samples = (1.0 + (steps / variant.record_every()).ceil())
+            .max(1.0 + (variant.duration / variant.record_period).ceil());
+        let mut sim = variant.simulation.clone();
+        let start = Instant::now();
+        let sample = sim.sample();
+        let sample_cost = start.elapsed().as_secs_f64();
+        let heap_numbers = sample.q.len()
+            + sample.q_desired.len()
+            + sample.v.len()
+            + sample.tau.len()
+            + sample.parameters.len();
+        let sample_bytes = (std::mem::size_of::<Sample>() + 8 * heap_numbers) as f64;
+        // t, the vectors, 8 scalars, and 26 task columns with a task.
+        let row_numbers = 1 + heap_numbers + 8 + sample.task.as_ref().map_or(0, |_| 26);
+        let start = Instant::now();
+        let mut timed = 0usize;
+        while timed < TIMED_STEPS && (timed == 0 || start.elapsed() < budget) {
+            timed += 1;
+            if sim.step().is_err() {
+                break;
+            }
+        }
+        let step_cost = start.elapsed().as_secs_f64() / timed as f64;
+        Size {
+            steps,
+            samples,
+            sample_bytes,
+            csv_bytes: samples * row_numbers as f64 * CSV_BYTES_PER_NUMBER,
+            seconds: steps * step_cost + samples * sample_cost,
+        }
+    }
+}
+
+impl RunEstimate {
+    /// The variants of one `run`, one after the other; every recording is
+    /// kept until the results are written.
+    pub fn of_run(variants: &[Variant]) -> RunEstimate {
+        RunEstimate::combine(&variants.iter().collect::<Vec<_>>(), 1, true)
+    }
+
+    /// The runs of a sweep on `threads` threads; each recording is kept
+    /// only until its summary is made.
+    pub fn of_sweep(runs: &[&Variant], threads: usize) -> RunEstimate {
+        RunEstimate::combine(runs, threads.clamp(1, runs.len().max(1)), false)
+    }
+
+    fn combine(variants: &[&Variant], threads: usize, keep_all: bool) -> RunEstimate {
+        let budget = TIMING_BUDGET / variants.len().max(1) as u32;
+        let sizes: Vec<Size> = variants.iter().map(|v| Size::of(v, budget)).collect();
+        let sum = |f: &dyn Fn(&Size) -> f64| sizes.iter().map(f).sum::<f64>();
+        let max = |f: &dyn Fn(&Size) -> f64| sizes.iter().map(f).fold(0.0, f64::max);
+        let recording = |s: &Size| s.samples * s.sample_bytes;
+        let memory = if keep_all {
+            sum(&recording) + max(&|s| s.csv_bytes)
+        } else {
+            threads as f64 * max(&recording)
+        };
+        let steps = sum(&|s| s.steps);
+        let seconds = sum(&|s| s.seconds) / threads as f64;
+        RunEstimate {
+            runs: variants.len(),
+            steps,
+            max_run_steps: max(&|s| s.steps),
+            samples: sum(&|s| s.samples),
+            memory_bytes: memory,
+            csv_bytes: sum(&|s| s.csv_bytes),
+            seconds,
+            seconds_per_step: seconds * threads as f64 / steps.max(1.0),
+        }
+    }
+
+    /// Whether the run stays within [`MAX_STEPS`] and [`MAX_MEMORY_BYTES`].
+    pub fn within_ceiling(&self) -> bool {
+        self.steps <= MAX_STEPS && self.memory_bytes <= MAX_MEMORY_BYTES
+    }
+
+    /// "N integration steps (R runs), S samples (M in memory, C of CSV),
+    /// about T (P per step measured)".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} integration steps over {} run{}, {} samples ({} in memory, {} of CSV), about {} ({} per step measured)",
+            count(self.steps),
+            self.runs,
+            if self.runs == 1 { "" } else { "s" },
+            count(self.samples),
+            bytes(self.memory_bytes),
+            bytes(self.csv_bytes),
+            format_duration(self.seconds),
+            format_duration(self.seconds_per_step),
+        )
+    }
+}
+
+impl Scenario {
+    /// Refuses a run beyond the ceiling ([`MAX_STEPS`] integration steps,
+    /// [`MAX_MEMORY_BYTES`] of recording) unless `allow_long`, and any run
+    /// whose step count cannot be represented ([`HARD_MAX_STEPS`]). The
+    /// message says how many steps, how much memory, how long, and the flag.
+    pub fn check_run_size(
+        &self,
+        estimate: &RunEstimate,
+        allow_long: bool,
+    ) -> Result<(), ScenarioError> {
+        let s = &self.file.simulation;
+        if estimate.max_run_steps.is_nan() || estimate.max_run_steps > HARD_MAX_STEPS {
+            return Err(self.invalid(
+                "simulation",
+                format!(
+                    "duration {} s / step {} s = {} integration steps: more than a run can count (2^53); enlarge simulation.step or shorten simulation.duration",
+                    number(s.duration), number(s.step), count(estimate.max_run_steps)
+                ),
+            ));
+        }
+        if allow_long || estimate.within_ceiling() {
+            return Ok(());
+        }
+        Err(self.invalid(
+            "simulation",
+            format!(
+                "the run needs {} (duration {} s, step {} s, record_period {} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with `passivity-lab run --allow-long` (or `sweep --allow-long`)",
+                estimate.describe(),
+                number(s.duration),
+                number(s.step),
+                number(s.record_period),
+                count(MAX_STEPS),
+                bytes(MAX_MEMORY_BYTES),
+            ),
+        ))
+    }
+}
+
+/// A count: exact below a million, else in scientific notation.
+fn count(x: f64) -> String {
+    if x < 1e6 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
+/// A scenario value as short as it reads in the file.
+fn number(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Bytes in binary units.
+fn bytes(x: f64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if !x.is_finite() {
+        return "unbounded memory".into();
+    }
+    let (mut value, mut unit) = (x, 0);
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if value >= 1e6 {
+        format!("{value:.2e} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A duration in the largest fitting unit.
+pub fn format_duration(seconds: f64) -> String {
+    const UNITS: [(f64, &str); 6] = [
+        (365.25 * 86400.0, "years"),
+        (86400.0, "days"),
+        (3600.0, "h"),
+        (60.0, "min"),
+        (1.0, "s"),
+        (1e-3, "ms"),
+    ];
+    if !seconds.is_finite() {
+        return "forever".into();
+    }
+    if seconds < 1e-3 {
+        return format!("{:.1} µs", seconds * 1e6);
+    }
+    let (unit, name) = UNITS
+        .iter()
+        .find(|(u, _)| seconds >= *u)
+        .copied()
+        .unwrap_or((1e-3, "ms"));
+    let value = seconds / unit;
+    if value >= 1e6 {
+        format!("{value:.2e} {name}")
+    } else {
+        format!("{value:.1} {name}")
+    }
+}

@@ -1,0 +1,224 @@
+//! Hostile runs and outputs (issue 17, items 3 and 8-11) on the real
+//! binary: runs too long to finish are refused before they start, with
+//! their size; output folders hold one complete run or a marked partial
+//! one, never a mix; interrupted runs stop cleanly; outputs never land on
+//! devices, inputs or foreign folders; variant names are file names.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::scenario::{RunEstimate, Scenario, MAX_STEPS};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "passivity-lab-outputs-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary in the repository and returns its output; a run that
+/// does not end within `seconds` is killed and fails the test (a hang must
+/// not hang the suite).
+fn run_within(seconds: f64, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(args)
+        .current_dir(repo_path(""))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs_f64() > seconds {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "{args:?} still ran after {seconds} s: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A point-mass scenario with the given `[simulation]` lines.
+fn point_mass(simulation: &str) -> String {
+    format!(
+        r#"name = "pm"
+[robot]
+builtin = "point_mass"
+gravity = [0.0, 0.0, 0.0]
+[controller]
+kind = "pd_plus"
+kp = 10.0
+kd = 5.0
+[reference]
+kind = "hold"
+q = [0.1, 0.0, 0.0]
+[simulation]
+{simulation}
+"#
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn runs_beyond_the_step_ceiling_are_refused_with_their_size() {
+    let dir = scratch("ceiling");
+    for (simulation, plant) in [
+        ("duration = 10.0\nstep = 1e-9", "own"),
+        ("duration = 1e9\nstep = 0.001", "own"),
+        ("duration = 1e9\nstep = 0.001", "rapier"),
+        (
+            "duration = 1e5\nstep = 1e-4\nrecord_period = 1e-4",
+            "rapier",
+        ),
+    ] {
+        let text = point_mass(&format!("{simulation}\nplant = \"{plant}\""));
+        let scenario = write(&dir, "long.toml", &text);
+        let out = dir.join("out");
+        let o = run_within(
+            20.0,
+            &[
+                "run",
+                scenario.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{simulation} {plant}: {err}");
+        for needle in [
+            "long.toml:12: simulation:",
+            "integration steps",
+            "in memory",
+            "per step measured",
+            "about ",
+            "--allow-long",
+        ] {
+            assert!(
+                err.contains(needle),
+                "{simulation} {plant}: no '{needle}' in {err}"
+            );
+        }
+        assert!(!out.exists(), "nothing is written");
+    }
+}
+
+#[test]
+fn a_step_count_beyond_counting_is_refused_even_when_asked() {
+    let dir = scratch("uncountable");
+    for simulation in [
+        "duration = 10.0\nstep = 5e-324",
+        "duration = 1e308\nstep = 0.001\nrecord_period = 1e300\nplant = \"rapier\"",
+    ] {
+        let scenario = write(&dir, "tiny.toml", &point_mass(simulation));
+        let o = run_within(20.0, &["run", scenario.to_str().unwrap(), "--allow-long"]);
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && err.contains("more than a run can count"),
+            "{simulation}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_sweep_beyond_the_ceiling_is_refused() {
+    let dir = scratch("sweep-ceiling");
+    let scenario = write(&dir, "s.toml", &point_mass("duration = 1.0\nstep = 0.001"));
+    let out = dir.join("out");
+    let o = run_within(
+        20.0,
+        &[
+            "sweep",
+            scenario.to_str().unwrap(),
+            "--param",
+            "simulation.duration",
+            "--values=1,1e9",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("over 2 runs") && err.contains("--allow-long"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn non_finite_or_non_positive_steps_and_durations_name_the_key() {
+    for (simulation, key) in [
+        ("duration = nan", "simulation.duration"),
+        ("duration = inf", "simulation.duration"),
+        ("duration = -1.0", "simulation.duration"),
+        ("duration = 0.0", "simulation.duration"),
+        ("step = nan", "simulation.step"),
+        ("step = inf", "simulation.step"),
+        ("step = 0.0", "simulation.step"),
+        ("step = -0.001", "simulation.step"),
+    ] {
+        let err = Scenario::parse(&point_mass(simulation), "t.toml")
+            .err()
+            .unwrap_or_else(|| panic!("{simulation} was accepted"))
+            .to_string();
+        assert!(err.contains(&format!("{key}:")), "{simulation}: {err}");
+    }
+}
+
+#[test]
+fn the_estimate_counts_steps_and_samples_and_the_flag_lifts_the_ceiling() {
+    let scenario = Scenario::load(repo_path("scenarios/point_mass_torsion.toml")).unwrap();
+    let e = RunEstimate::of_run(&scenario.variants().unwrap());
+    assert_eq!((e.runs, e.steps, e.samples), (2, 20_000.0, 2.0 * 1001.0));
+    assert!(
+        e.memory_bytes > 2.0 * 1001.0 * 100.0 && e.memory_bytes < 1e7,
+        "{e:?}"
+    );
+    assert!(e.seconds > 0.0 && e.seconds_per_step > 0.0, "{e:?}");
+    assert!(scenario.check_run_size(&e, false).is_ok());
+
+    // Twice the ceiling: refused by default, allowed when asked.
+    let long = Scenario::parse(
+        &point_mass(&format!(
+            "duration = {}\nstep = 0.5\nrecord_period = 1e6",
+            MAX_STEPS
+        )),
+        "long.toml",
+    )
+    .unwrap();
+    let e = RunEstimate::of_run(&long.variants().unwrap());
+    assert_eq!(e.steps, 2.0 * MAX_STEPS);
+    let err = long.check_run_size(&e, false).unwrap_err().to_string();
+    assert!(err.contains("2.00e8 integration steps"), "{err}");
+    assert!(long.check_run_size(&e, true).is_ok());
+
+    // A recording beyond 2 GiB within the step ceiling.
+    let big = Scenario::parse(
+        &point_mass("duration = 50000.0\nstep = 0.001\nrecord_period = 0.001"),
+        "big.toml",
+    )
+    .unwrap();
+    let e = RunEstimate::of_run(&big.variants().unwrap());
+    assert!(e.steps < MAX_STEPS);
+    let err = big.check_run_size(&e, false).unwrap_err().to_string();
+    assert!(err.contains("GiB in memory"), "{err}");
+}
