@@ -7,6 +7,7 @@
 mod common;
 
 use common::repo_path;
+use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{RunEstimate, Scenario, MAX_STEPS};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -71,6 +72,18 @@ q = [0.1, 0.0, 0.0]
 {simulation}
 "#
     )
+}
+
+/// A one-second point-mass scenario file in `dir` with these variants
+/// (PD+ with C* and with the classic factorization, alternately).
+fn quick(dir: &Path, file: &str, variants: &[&str], plots: bool) -> String {
+    let mut text = point_mass("duration = 1.0\nstep = 0.001");
+    for (i, v) in variants.iter().enumerate() {
+        let kind = ["christoffel", "classic"][i % 2];
+        text += &format!("[[variants]]\nname = \"{v}\"\nfactorization = {{ kind = \"{kind}\" }}\n");
+    }
+    text += &format!("[output]\nplots = {plots}\n");
+    write(dir, file, &text).to_str().unwrap().to_string()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -221,4 +234,224 @@ fn the_estimate_counts_steps_and_samples_and_the_flag_lifts_the_ceiling() {
     assert!(e.steps < MAX_STEPS);
     let err = big.check_run_size(&e, false).unwrap_err().to_string();
     assert!(err.contains("GiB in memory"), "{err}");
+}
+
+/// The files of a folder, sorted (hidden ones included).
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_rerun_replaces_the_folder_as_a_whole() {
+    let dir = scratch("rerun");
+    let out = dir.join("out");
+    let arg = out.to_str().unwrap();
+    let first = quick(&dir, "first.toml", &["a", "b"], true);
+    let o = run_within(60.0, &["run", &first, "--out", arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("b.csv").exists() && out.join("lyapunov.png").exists());
+    let second = quick(&dir, "second.toml", &["c"], false);
+    let o = run_within(60.0, &["run", &second, "--out", arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = manifest(&out);
+    assert_eq!(m["complete"], true);
+    let mut listed: Vec<String> = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .chain(["manifest.json".to_string()])
+        .collect();
+    listed.sort();
+    assert_eq!(
+        files(&out),
+        listed,
+        "the folder holds exactly the manifest's files"
+    );
+    assert_eq!(
+        files(&out),
+        [
+            "c.csv",
+            "manifest.json",
+            "scenario.resolved.toml",
+            "summary.json"
+        ],
+        "the earlier run's CSVs and plots are gone"
+    );
+    assert_eq!(
+        files(&dir),
+        ["first.toml", "out", "second.toml"],
+        "no lock, staging or set-aside folder remains"
+    );
+}
+
+#[test]
+fn a_folder_with_other_files_is_replaced_only_with_force() {
+    let dir = scratch("foreign");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let arg = out.to_str().unwrap();
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    let o = run_within(60.0, &["run", &scenario, "--out", arg]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("notes.txt") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(files(&out), ["notes.txt"], "nothing was touched");
+    assert_eq!(files(&dir), ["out", "s.toml"]);
+    let o = run_within(60.0, &["run", &scenario, "--out", arg, "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!out.join("notes.txt").exists() && out.join("manifest.json").exists());
+    // Folders inside are never deleted, not even with --force.
+    std::fs::create_dir_all(out.join("keep")).unwrap();
+    let o = run_within(60.0, &["run", &scenario, "--out", arg, "--force"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("keep"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(out.join("keep").is_dir());
+}
+
+#[test]
+fn outputs_never_land_on_the_root_the_current_folder_or_a_file() {
+    let dir = scratch("dangerous-out");
+    std::fs::write(dir.join("file"), "x").unwrap();
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    for (out, needle) in [
+        ("/", "root"),
+        (".", "current directory"),
+        ("..", "current directory"),
+        (dir.join("file").to_str().unwrap(), "not a folder"),
+    ] {
+        let o = run_within(60.0, &["run", &scenario, "--out", out, "--force"]);
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.contains(needle), "{out}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("file")).unwrap(), "x");
+}
+
+#[test]
+fn leftovers_of_killed_runs_are_cleaned_up() {
+    let dir = scratch("leftovers");
+    // A run killed while writing, and one killed between setting the old
+    // results aside and moving the new ones in (those are put back first).
+    for stale in [".out.partial-4000000", ".out.old-4000001"] {
+        std::fs::create_dir_all(dir.join(stale)).unwrap();
+        std::fs::write(dir.join(stale).join("c_star.csv"), "t\n").unwrap();
+        std::fs::write(
+            dir.join(stale).join("manifest.json"),
+            r#"{"complete": true, "files": ["c_star.csv"]}"#,
+        )
+        .unwrap();
+    }
+    // A lock file whose holder died: the lock went with the process.
+    std::fs::write(dir.join(".out.lock"), "4000002").unwrap();
+    let out = dir.join("out");
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    let o = run_within(60.0, &["run", &scenario, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(&dir), ["out", "s.toml"]);
+    assert_eq!(
+        files(&out),
+        [
+            "a.csv",
+            "manifest.json",
+            "scenario.resolved.toml",
+            "summary.json"
+        ]
+    );
+}
+
+#[test]
+fn a_second_run_into_a_busy_folder_is_refused() {
+    let dir = scratch("busy");
+    // About half a second of simulation.
+    let scenario = write(
+        &dir,
+        "slow.toml",
+        &point_mass("duration = 200.0\nstep = 0.001\nrecord_period = 0.1\n[output]\nplots = false"),
+    );
+    let out = dir.join("out");
+    let args = [
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let mut first = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(first.stderr.take().unwrap()));
+    let start = lines.next().unwrap().unwrap();
+    assert!(start.starts_with("running pm"), "{start}");
+    let other = quick(&dir, "other.toml", &["other"], false);
+    let second = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(["run", &other, "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&second);
+    assert!(
+        !second.status.success() && err.contains("another run (process"),
+        "{err}"
+    );
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(first.wait().unwrap().success(), "{rest:?}");
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"pm\""), "the first run's results, alone");
+    assert!(!out.join("other.csv").exists());
+}
+
+#[test]
+fn a_run_that_never_commits_leaves_the_previous_results() {
+    let dir = scratch("uncommitted");
+    let out = dir.join("out");
+    let folder = RunFolder::create(&out, false, &[]).unwrap();
+    std::fs::write(folder.path().join("a.csv"), "1").unwrap();
+    folder.commit(true).unwrap();
+    let folder = RunFolder::create(&out, false, &[]).unwrap();
+    std::fs::write(folder.path().join("b.csv"), "2").unwrap();
+    let busy = RunFolder::create(&out, false, &[]).unwrap_err().to_string();
+    assert!(busy.contains("another run"), "{busy}");
+    drop(folder); // a run that failed while writing
+    assert_eq!(files(&out), ["a.csv", "manifest.json"]);
+    assert_eq!(files(&dir), ["out"]);
+}
+
+#[test]
+fn a_sweep_folder_has_a_manifest() {
+    let dir = scratch("sweep-manifest");
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    let out = dir.join("out");
+    let o = run_within(
+        60.0,
+        &[
+            "sweep",
+            &scenario,
+            "--param",
+            "controller.kp",
+            "--values=5,10",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        manifest(&out)["files"],
+        serde_json::json!(["sweep.csv", "sweep.json"])
+    );
+    assert_eq!(files(&dir), ["out", "s.toml"]);
 }

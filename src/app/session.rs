@@ -426,22 +426,21 @@ impl Session {
     }
 
     /// Writes the recorded run like `passivity-lab run` does (CSV per
-    /// variant, summary, resolved scenario, plots) plus the list of live
-    /// edits, into `dir`.
+    /// variant, summary, resolved scenario, plots, manifest) plus the list
+    /// of live edits, into `dir` as a whole.
     pub fn export(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        let folder = crate::io::RunFolder::create(dir, false, &[])?;
         let results: Vec<VariantResult> = self.variants.iter().map(LiveVariant::result).collect();
-        let mut written = write_results(dir, &self.scenario, &results)?;
+        write_results(folder.path(), &self.scenario, &results)?;
         if !self.edits.is_empty() {
             let text: String = self
                 .edits
                 .iter()
                 .map(|(t, what)| format!("t = {t:.3} s: {what}\n"))
                 .collect();
-            let path = dir.join("edits.txt");
-            crate::io::write_atomically(&path, text.as_bytes())?;
-            written.push(path);
+            crate::io::write_atomically(&folder.path().join("edits.txt"), text.as_bytes())?;
         }
-        Ok(written)
+        Ok(folder.commit(true)?)
     }
 }
 

@@ -2,6 +2,7 @@
 //! summary, the resolved scenario and plots.
 
 use anyhow::Context;
+use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{
     format_duration, run_variant, write_results, RunEstimate, Scenario, Variant, VariantResult,
 };
@@ -20,6 +21,10 @@ pub struct Args {
     /// recorded samples.
     #[arg(long)]
     allow_long: bool,
+    /// Replace the output folder even when it holds files that are not an
+    /// earlier run's results (they are deleted).
+    #[arg(long)]
+    force: bool,
 }
 
 /// Loads the scenario named on the command line, or the embedded default.
@@ -71,6 +76,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variants = scenario.variants()?;
     let estimate = RunEstimate::of_run(&variants);
     scenario.check_run_size(&estimate, args.allow_long)?;
+    let urdf = scenario.urdf_path();
+    let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let folder = RunFolder::create(&out, args.force, &protect)?;
     eprintln!(
         "running {} ({}): {}",
         scenario.file.name,
@@ -78,8 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     let results = run_all(variants, &estimate);
-    let written = write_results(&out, &scenario, &results)
+    write_results(folder.path(), &scenario, &results)
         .with_context(|| format!("{}: cannot write the results", out.display()))?;
+    let written = folder.commit(true)?;
     for r in &results {
         let rtf = r.simulated_time / r.wall_time.max(1e-12);
         let last = r.samples.last().map(|s| s.lyapunov);

@@ -2,10 +2,10 @@
 //! on all cores, with one summary table.
 
 use anyhow::Context;
-use passivity_lab::io::write_atomically;
+use passivity_lab::io::{write_atomically, RunFolder};
 use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate, Scenario};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,6 +29,10 @@ pub struct Args {
     /// together) or 2 GiB of recorded samples.
     #[arg(long)]
     allow_long: bool,
+    /// Replace the output folder even when it holds files that are not an
+    /// earlier sweep's results (they are deleted).
+    #[arg(long)]
+    force: bool,
 }
 
 const COLUMNS: [&str; 8] = [
@@ -49,6 +53,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variants: Vec<_> = runs.iter().map(|r| &r.variant).collect();
     let estimate = RunEstimate::of_sweep(&variants, threads);
     scenario.check_run_size(&estimate, args.allow_long)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", scenario.file.name)));
+    let urdf = scenario.urdf_path();
+    let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let folder = RunFolder::create(&out, args.force, &protect)?;
     eprintln!(
         "sweeping {} over {} = {:?} on {threads} threads: {}",
         scenario.file.name,
@@ -66,23 +79,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         csv.push('\n');
     }
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", scenario.file.name)));
-    std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
-    write_atomically(&out.join("sweep.csv"), csv.as_bytes())
-        .with_context(|| format!("{}: cannot write", out.display()))?;
     let json: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| serde_json::json!({"value": r.value, "variant": r.variant, "summary": r.summary}))
         .collect();
     let doc =
         serde_json::json!({"scenario": scenario.file.name, "parameter": args.param, "runs": json});
+    let cannot_write = || format!("{}: cannot write", out.display());
+    write_atomically(&folder.path().join("sweep.csv"), csv.as_bytes())
+        .with_context(cannot_write)?;
     write_atomically(
-        &out.join("sweep.json"),
+        &folder.path().join("sweep.json"),
         serde_json::to_string_pretty(&doc)?.as_bytes(),
     )
-    .with_context(|| format!("{}: cannot write", out.display()))?;
+    .with_context(cannot_write)?;
+    folder.commit(true)?;
     print!("{csv}");
     eprintln!("wrote {}", out.join("sweep.csv").display());
     let failed = rows

@@ -1,13 +1,15 @@
 //! Results on disk: `<variant>.csv` per variant, `summary.json`,
-//! `scenario.resolved.toml` (every default written out) and PNG plots. Each
-//! file is written completely or not at all.
+//! `scenario.resolved.toml` (every default written out) and PNG plots,
+//! written into the staging folder of a [`crate::io::RunFolder`] (which
+//! adds the manifest and puts the folder in place as a whole). Each file is
+//! written completely or not at all.
 
 use super::{plots, Scenario, VariantResult};
 use crate::control::TaskSample;
 use crate::io::write_atomically;
 use serde_json::json;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn csv(result: &VariantResult) -> String {
     let Some(first) = result.samples.first() else {
@@ -188,18 +190,14 @@ fn passivity_summary(result: &VariantResult) -> serde_json::Value {
     })
 }
 
-/// Writes every output into `dir` (created if needed) and returns the paths written.
+/// Writes every output into the folder `dir`.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
     results: &[VariantResult],
-) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
+) -> std::io::Result<()> {
     for r in results {
-        let path = dir.join(format!("{}.csv", r.name));
-        write_atomically(&path, csv(r).as_bytes())?;
-        written.push(path);
+        write_atomically(&dir.join(format!("{}.csv", r.name)), csv(r).as_bytes())?;
     }
     let variants: serde_json::Map<String, serde_json::Value> = results
         .iter()
@@ -211,19 +209,18 @@ pub fn write_results(
         "generated_by": format!("passivity-lab {}", env!("CARGO_PKG_VERSION")),
         "variants": variants,
     });
-    let path = dir.join("summary.json");
     write_atomically(
-        &path,
+        &dir.join("summary.json"),
         serde_json::to_string_pretty(&doc)
             .unwrap_or_default()
             .as_bytes(),
     )?;
-    written.push(path);
-    let path = dir.join("scenario.resolved.toml");
-    write_atomically(&path, scenario.resolved_toml().as_bytes())?;
-    written.push(path);
+    write_atomically(
+        &dir.join("scenario.resolved.toml"),
+        scenario.resolved_toml().as_bytes(),
+    )?;
     if scenario.file.output.plots {
-        written.extend(plots::write_plots(dir, scenario, results)?);
+        plots::write_plots(dir, scenario, results)?;
     }
-    Ok(written)
+    Ok(())
 }

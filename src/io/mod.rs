@@ -1,4 +1,11 @@
-//! Output files are written completely or not at all.
+//! Outputs: each file is written completely or not at all, and a run's
+//! output folder holds one run's results, complete or marked incomplete.
+
+mod folder;
+mod lock;
+
+pub use folder::{FolderError, RunFolder, MANIFEST};
+pub use lock::{FolderLock, LockError};
 
 use std::io::Write;
 use std::path::Path;

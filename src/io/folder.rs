@@ -1,0 +1,298 @@
+//! An output folder that holds one run's results, complete or marked
+//! incomplete, and never files of two runs.
+//!
+//! A run writes into a staging folder beside its target (same parent, so a
+//! rename moves it: `.<name>.partial-<pid>`), under the target's lock
+//! ([`FolderLock`]). At the end it writes `manifest.json` (every file, and
+//! whether the run completed) last, then replaces the target as a whole:
+//! the old folder is renamed aside (`.<name>.old-<pid>`), the staging
+//! folder renamed into place, the old one deleted. A run that fails or is
+//! killed leaves the previous results untouched; the next run into the same
+//! folder removes its leftovers.
+//!
+//! A target is replaced only when it is empty or holds exactly a previous
+//! run's results (the files its manifest lists), or, when forced, other
+//! files too; never the file-system root, a folder holding the current
+//! directory or folders of its own, and with force never the home folder
+//! or a folder holding a protected path (the scenario or robot being run).
+
+use super::lock::{FolderLock, LockError};
+use super::write_atomically;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// The file that marks a folder as one run's results, written last.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Why an output folder cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    #[error("{path}: {message}")]
+    Refused { path: PathBuf, message: String },
+    #[error("{path}: {error}")]
+    Lock { path: PathBuf, error: LockError },
+    #[error("{path}: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl From<FolderError> for std::io::Error {
+    fn from(e: FolderError) -> Self {
+        std::io::Error::other(e)
+    }
+}
+
+/// A run's output folder while the run writes it.
+#[derive(Debug)]
+pub struct RunFolder {
+    /// The folder the results end up in (absolute).
+    target: PathBuf,
+    /// Where they are written meanwhile.
+    staging: PathBuf,
+    committed: bool,
+    _lock: FolderLock,
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> FolderError + '_ {
+    move |error| FolderError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+impl RunFolder {
+    /// Checks `target`, locks it and creates the staging folder. `force`
+    /// replaces a folder holding other files too; `protect` lists paths a
+    /// forced replacement must not delete.
+    pub fn create(target: &Path, force: bool, protect: &[&Path]) -> Result<RunFolder, FolderError> {
+        let refuse = |message: String| FolderError::Refused {
+            path: target.to_path_buf(),
+            message,
+        };
+        let target = absolute(target).map_err(io_error(target))?;
+        let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+            return Err(refuse(
+                "the file-system root cannot be an output folder".into(),
+            ));
+        };
+        let name = name.to_string_lossy().into_owned();
+        match std::fs::symlink_metadata(&target) {
+            Ok(m) if !m.is_dir() => {
+                return Err(refuse("exists and is not a folder".into()));
+            }
+            _ => {}
+        }
+        if let Ok(cwd) = std::env::current_dir().and_then(|d| d.canonicalize()) {
+            if cwd.starts_with(&target) {
+                return Err(refuse(
+                    "holds the current directory: choose a folder of its own for the results"
+                        .into(),
+                ));
+            }
+        }
+        std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        let lock = FolderLock::acquire(&parent.join(format!(".{name}.lock"))).map_err(|error| {
+            FolderError::Lock {
+                path: target.clone(),
+                error,
+            }
+        })?;
+        clean_leftovers(parent, &name, &target);
+        let foreign = foreign_entries(&target).map_err(io_error(&target))?;
+        if !foreign.is_empty() {
+            let shown = |names: &[String]| {
+                let head: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+                let more = if names.len() > head.len() {
+                    ", ..."
+                } else {
+                    ""
+                };
+                format!("{}{more}", head.join(", "))
+            };
+            let folders: Vec<String> = foreign
+                .iter()
+                .filter(|f| target.join(f).is_dir())
+                .cloned()
+                .collect();
+            if !folders.is_empty() {
+                return Err(refuse(format!(
+                    "holds folders that are not an earlier run's results ({}): not replaced, even with --force; choose another output folder",
+                    shown(&folders)
+                )));
+            }
+            if !force {
+                return Err(refuse(format!(
+                    "holds {} that {} not an earlier run's results ({}); pass --force to replace the folder and everything in it by this run's results",
+                    if foreign.len() == 1 { "1 file".to_string() } else { format!("{} files", foreign.len()) },
+                    if foreign.len() == 1 { "is" } else { "are" },
+                    shown(&foreign)
+                )));
+            }
+            let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
+            if home.as_deref() == Some(target.as_path()) {
+                return Err(refuse(
+                    "is the home folder: not replaced, even with --force".into(),
+                ));
+            }
+            if let Some(p) = protect
+                .iter()
+                .filter_map(|p| p.canonicalize().ok())
+                .find(|p| p.starts_with(&target))
+            {
+                return Err(refuse(format!(
+                    "holds {}, which this run reads: not replaced, even with --force",
+                    p.display()
+                )));
+            }
+        }
+        let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir(&staging).map_err(io_error(&staging))?;
+        Ok(RunFolder {
+            target,
+            staging,
+            committed: false,
+            _lock: lock,
+        })
+    }
+
+    /// Where the run writes its files until [`RunFolder::commit`].
+    pub fn path(&self) -> &Path {
+        &self.staging
+    }
+
+    /// The folder the results end up in.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Writes the manifest (every file written, and whether the run
+    /// `complete`d) and replaces the target folder by the staging folder.
+    /// Returns the files in their final place.
+    pub fn commit(mut self, complete: bool) -> Result<Vec<PathBuf>, FolderError> {
+        let staging = self.staging.clone();
+        let mut files: Vec<String> = std::fs::read_dir(&staging)
+            .map_err(io_error(&staging))?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|f| f != MANIFEST)
+            .collect();
+        files.sort();
+        let manifest = json!({
+            "generated_by": format!("passivity-lab {}", env!("CARGO_PKG_VERSION")),
+            "complete": complete,
+            "files": files,
+        });
+        let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+        write_atomically(&staging.join(MANIFEST), text.as_bytes()).map_err(io_error(&staging))?;
+        let old = self.staging.with_file_name(format!(
+            ".{}.old-{}",
+            self.target
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy(),
+            std::process::id()
+        ));
+        let had_old = self.target.exists();
+        if had_old {
+            std::fs::rename(&self.target, &old).map_err(io_error(&self.target))?;
+        }
+        if let Err(error) = std::fs::rename(&staging, &self.target) {
+            if had_old {
+                let _ = std::fs::rename(&old, &self.target);
+            }
+            return Err(FolderError::Io {
+                path: self.target.clone(),
+                error,
+            });
+        }
+        self.committed = true;
+        if had_old {
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        files.push(MANIFEST.into());
+        Ok(files.iter().map(|f| self.target.join(f)).collect())
+    }
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// `path` made absolute with its existing part canonical (symbolic links
+/// resolved), so that the rename replaces the real folder.
+fn absolute(path: &Path) -> std::io::Result<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Ok(p);
+    }
+    let path = std::path::absolute(path)?;
+    let mut existing = path.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing.canonicalize()?;
+    out.extend(rest.iter().rev());
+    Ok(out)
+}
+
+/// Removes the staging and set-aside folders of earlier runs into `name`
+/// that died (the caller holds the lock, so no live run owns them); a
+/// set-aside folder whose target is missing (a run died between its two
+/// renames) is put back instead.
+fn clean_leftovers(parent: &Path, name: &str, target: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let (partial, old) = (format!(".{name}.partial-"), format!(".{name}.old-"));
+    for entry in entries.filter_map(Result::ok) {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with(&old) && !target.exists() {
+            let _ = std::fs::rename(entry.path(), target);
+        } else if file_name.starts_with(&partial) || file_name.starts_with(&old) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The entries of `dir` that its manifest does not list (all of them
+/// without a readable manifest); none when `dir` does not exist.
+fn foreign_entries(dir: &Path) -> std::io::Result<Vec<String>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let listed: Vec<String> = std::fs::read_to_string(dir.join(MANIFEST))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| {
+            m["files"].as_array().map(|f| {
+                f.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .chain([MANIFEST.to_string()])
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    let mut foreign = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !listed.contains(&name) {
+            foreign.push(name);
+        }
+    }
+    foreign.sort();
+    Ok(foreign)
+}
