@@ -8,7 +8,11 @@ fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
+            if e.is::<cli::interrupt::Interrupted>() {
+                std::process::ExitCode::from(cli::interrupt::EXIT_CODE)
+            } else {
+                std::process::ExitCode::FAILURE
+            }
         }
     }
 }

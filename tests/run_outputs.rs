@@ -455,3 +455,148 @@ fn a_sweep_folder_has_a_manifest() {
     );
     assert_eq!(files(&dir), ["out", "s.toml"]);
 }
+
+/// Starts `args` and returns the child once it printed its start line
+/// (the output folder is locked and the simulation starts).
+fn start(args: &[&str]) -> std::process::Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+    assert!(
+        line.starts_with("running") || line.starts_with("sweeping"),
+        "{line}"
+    );
+    // Keep reading so the child never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    child
+}
+
+fn signal(child: &std::process::Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name}");
+}
+
+/// Waits at most `seconds` for `child` to exit.
+fn exit_code_within(child: &mut std::process::Child, seconds: f64) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if start.elapsed().as_secs_f64() > seconds {
+            let _ = child.kill();
+            panic!("still running {seconds} s after the interrupt");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A point-mass scenario of two variants that would take minutes.
+fn endless(dir: &Path) -> String {
+    let mut text = point_mass("duration = 20000.0\nstep = 0.001\nrecord_period = 1.0");
+    text += "[[variants]]\nname = \"first\"\n[[variants]]\nname = \"second\"\nfactorization = { kind = \"classic\" }\n";
+    write(dir, "endless.toml", &text)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn an_interrupted_run_writes_what_it_recorded_marked_incomplete() {
+    for sig in ["INT", "TERM"] {
+        let dir = scratch(&format!("interrupt-{sig}"));
+        let scenario = endless(&dir);
+        let out = dir.join("out");
+        let mut child = start(&["run", &scenario, "--out", out.to_str().unwrap()]);
+        std::thread::sleep(Duration::from_millis(300));
+        signal(&child, sig);
+        assert_eq!(exit_code_within(&mut child, 10.0), Some(130), "SIG{sig}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(summary["complete"], false);
+        assert_eq!(summary["interrupted"]["variant"], "first");
+        let reached = summary["interrupted"]["time_reached_s"].as_f64().unwrap();
+        assert!(reached > 0.0 && reached < 20000.0, "{reached}");
+        assert_eq!(summary["not_run"], serde_json::json!(["second"]));
+        let first = &summary["variants"]["first"];
+        assert_eq!(
+            (&first["completed"], &first["interrupted"]),
+            (&false.into(), &true.into())
+        );
+        assert_eq!(manifest(&out)["complete"], false);
+        // The CSV ends at the time reached.
+        let csv = std::fs::read_to_string(out.join("first.csv")).unwrap();
+        let last: f64 = csv
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(last, reached);
+        assert!(!out.join("second.csv").exists());
+        assert_eq!(
+            files(&dir),
+            ["endless.toml", "out"],
+            "no temporary folder remains"
+        );
+    }
+}
+
+#[test]
+fn a_second_interrupt_exits_at_once_and_the_next_run_cleans_up() {
+    let dir = scratch("interrupt-twice");
+    let scenario = endless(&dir);
+    let out = dir.join("out");
+    let mut child = start(&["run", &scenario, "--out", out.to_str().unwrap()]);
+    signal(&child, "INT");
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert_eq!(exit_code_within(&mut child, 10.0), Some(130));
+    let quick = quick(&dir, "s.toml", &["a"], false);
+    let o = run_within(60.0, &["run", &quick, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(&dir), ["endless.toml", "out", "s.toml"]);
+    assert_eq!(manifest(&out)["complete"], true);
+}
+
+#[test]
+fn an_interrupted_sweep_marks_its_table_incomplete() {
+    let dir = scratch("interrupt-sweep");
+    let scenario = endless(&dir);
+    let out = dir.join("out");
+    let mut child = start(&[
+        "sweep",
+        &scenario,
+        "--param",
+        "controller.kp",
+        "--values=5,10",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "INT");
+    assert_eq!(exit_code_within(&mut child, 10.0), Some(130));
+    let sweep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&sweep["complete"], &sweep["runs_finished"]),
+        (&false.into(), &0.into())
+    );
+    assert_eq!(manifest(&out)["complete"], false);
+    assert_eq!(files(&dir), ["endless.toml", "out"]);
+}

@@ -151,6 +151,7 @@ impl LiveVariant {
             name: self.name.clone(),
             samples: self.samples.clone(),
             divergence: self.divergence.clone(),
+            interrupted: false,
             wall_time: self.wall_time,
             simulated_time: self.samples.last().map_or(0.0, |s| s.t),
             true_parameters: self.sim.true_parameters().to_vec(),

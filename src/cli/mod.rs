@@ -4,6 +4,7 @@ mod bench;
 mod eval;
 mod gui;
 mod inspect;
+pub mod interrupt;
 mod run;
 mod selfcheck;
 mod sweep;

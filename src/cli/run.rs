@@ -1,10 +1,12 @@
 //! `passivity-lab run`: a scenario headless, with per-variant CSV files, a
 //! summary, the resolved scenario and plots.
 
+use super::interrupt::{self, Interrupted};
 use anyhow::Context;
 use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{
-    format_duration, run_variant, write_results, RunEstimate, Scenario, Variant, VariantResult,
+    format_duration, run_complete, run_variant_until, write_results, RunEstimate, Scenario,
+    Variant, VariantResult,
 };
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -37,7 +39,7 @@ pub fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
 
 /// Runs `variants` one after the other, with a progress line and the
 /// time left on a terminal (and a line every 10 % elsewhere when the run is
-/// expected to take 10 s or more).
+/// expected to take 10 s or more), until one is interrupted.
 fn run_all(variants: Vec<Variant>, estimate: &RunEstimate) -> Vec<VariantResult> {
     let tty = std::io::stderr().is_terminal();
     let long = estimate.seconds >= 10.0;
@@ -58,12 +60,16 @@ fn run_all(variants: Vec<Variant>, estimate: &RunEstimate) -> Vec<VariantResult>
                 next_line += 0.1;
             }
         };
-        let r = run_variant(v, &mut progress);
+        let r = run_variant_until(v, &mut progress, &interrupt::STOP);
         if tty {
             eprint!("\r{:60}\r", "");
         }
         done += steps;
+        let interrupted = r.interrupted;
         results.push(r);
+        if interrupted || interrupt::requested() {
+            break;
+        }
     }
     results
 }
@@ -82,6 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .flatten()
         .collect();
     let folder = RunFolder::create(&out, args.force, &protect)?;
+    interrupt::install()?;
     eprintln!(
         "running {} ({}): {}",
         scenario.file.name,
@@ -91,7 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let results = run_all(variants, &estimate);
     write_results(folder.path(), &scenario, &results)
         .with_context(|| format!("{}: cannot write the results", out.display()))?;
-    let written = folder.commit(true)?;
+    let complete = run_complete(&scenario, &results);
+    let written = folder.commit(complete)?;
     for r in &results {
         let rtf = r.simulated_time / r.wall_time.max(1e-12);
         let last = r.samples.last().map(|s| s.lyapunov);
@@ -108,6 +116,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     eprintln!("wrote {} files to {}", written.len(), out.display());
+    if !complete {
+        let at = results
+            .iter()
+            .find(|r| r.interrupted)
+            .map_or(String::new(), |r| {
+                format!(
+                    " at t = {:.3} s of {} s in variant {}",
+                    r.simulated_time, scenario.file.simulation.duration, r.name
+                )
+            });
+        return Err(Interrupted(format!(
+            "interrupted{at}: what was recorded is in {}, marked incomplete (manifest.json and summary.json: \"complete\": false)",
+            out.display()
+        ))
+        .into());
+    }
     let diverged: Vec<String> = results
         .iter()
         .filter_map(|r| r.divergence.as_ref().map(|d| format!("{}: {d}", r.name)))

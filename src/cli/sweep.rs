@@ -1,6 +1,7 @@
 //! `passivity-lab sweep`: one scenario key over several values, in parallel
 //! on all cores, with one summary table.
 
+use super::interrupt::{self, Interrupted};
 use anyhow::Context;
 use passivity_lab::io::{write_atomically, RunFolder};
 use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate, Scenario};
@@ -35,7 +36,7 @@ pub struct Args {
     force: bool,
 }
 
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 9] = [
     "completed",
     "final_tracking_error",
     "rms_tracking_error",
@@ -44,6 +45,7 @@ const COLUMNS: [&str; 8] = [
     "max_skew_residual",
     "wall_time_s",
     "real_time_factor",
+    "interrupted",
 ];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -62,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .flatten()
         .collect();
     let folder = RunFolder::create(&out, args.force, &protect)?;
+    interrupt::install()?;
     eprintln!(
         "sweeping {} over {} = {:?} on {threads} threads: {}",
         scenario.file.name,
@@ -70,7 +73,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     let progress = |done: usize, total: usize| eprintln!("  {done}/{total} runs done");
-    let rows = sweep(runs, threads, &progress);
+    let total = runs.len();
+    let rows = sweep(runs, threads, &progress, &interrupt::STOP);
+    let finished = rows
+        .iter()
+        .filter(|r| r.summary["interrupted"] == false)
+        .count();
+    let complete = finished == total;
     let mut csv = format!("{},variant,{}\n", args.param, COLUMNS.join(","));
     for r in &rows {
         let _ = write!(csv, "{},{}", r.value.replace(',', ";"), r.variant);
@@ -83,8 +92,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|r| serde_json::json!({"value": r.value, "variant": r.variant, "summary": r.summary}))
         .collect();
-    let doc =
-        serde_json::json!({"scenario": scenario.file.name, "parameter": args.param, "runs": json});
+    let doc = serde_json::json!({
+        "scenario": scenario.file.name,
+        "parameter": args.param,
+        "complete": complete,
+        "runs_finished": finished,
+        "runs_total": total,
+        "runs": json,
+    });
     let cannot_write = || format!("{}: cannot write", out.display());
     write_atomically(&folder.path().join("sweep.csv"), csv.as_bytes())
         .with_context(cannot_write)?;
@@ -93,9 +108,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         serde_json::to_string_pretty(&doc)?.as_bytes(),
     )
     .with_context(cannot_write)?;
-    folder.commit(true)?;
+    folder.commit(complete)?;
     print!("{csv}");
     eprintln!("wrote {}", out.join("sweep.csv").display());
+    if !complete {
+        return Err(Interrupted(format!(
+            "interrupted: {finished} of {total} runs finished; the table in {} is marked incomplete (\"complete\": false)",
+            out.display()
+        ))
+        .into());
+    }
     let failed = rows
         .iter()
         .filter(|r| r.summary["completed"] != serde_json::Value::Bool(true))

@@ -38,7 +38,7 @@ pub struct RunEstimate {
     /// Memory the recordings need at once (with the CSV text being
     /// written), bytes.
     pub memory_bytes: f64,
-    /// Size of the CSV files, bytes.
+    /// Size of the CSV files, bytes (none for a sweep).
     pub csv_bytes: f64,
     /// Estimated wall-clock time, seconds.
     pub seconds: f64,
@@ -126,7 +126,7 @@ impl RunEstimate {
             max_run_steps: max(&|s| s.steps),
             samples: sum(&|s| s.samples),
             memory_bytes: memory,
-            csv_bytes: sum(&|s| s.csv_bytes),
+            csv_bytes: if keep_all { sum(&|s| s.csv_bytes) } else { 0.0 },
             seconds,
             seconds_per_step: seconds * threads as f64 / steps.max(1.0),
         }
@@ -137,17 +137,21 @@ impl RunEstimate {
         self.steps <= MAX_STEPS && self.memory_bytes <= MAX_MEMORY_BYTES
     }
 
-    /// "N integration steps (R runs), S samples (M in memory, C of CSV),
-    /// about T (P per step measured)".
+    /// "N integration steps over R runs, S samples (M in memory, C of
+    /// CSV), about T (P per step measured)".
     pub fn describe(&self) -> String {
+        let csv = if self.csv_bytes > 0.0 {
+            format!(", {} of CSV", bytes(self.csv_bytes))
+        } else {
+            String::new()
+        };
         format!(
-            "{} integration steps over {} run{}, {} samples ({} in memory, {} of CSV), about {} ({} per step measured)",
+            "{} integration steps over {} run{}, {} samples ({} in memory{csv}), about {} ({} per step measured)",
             count(self.steps),
             self.runs,
             if self.runs == 1 { "" } else { "s" },
             count(self.samples),
             bytes(self.memory_bytes),
-            bytes(self.csv_bytes),
             format_duration(self.seconds),
             format_duration(self.seconds_per_step),
         )

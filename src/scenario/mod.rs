@@ -12,8 +12,8 @@ mod sweep;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
 pub use for_urdf::scenario_for_urdf;
-pub use output::{summary, write_results};
-pub use runner::{run_variant, VariantResult};
+pub use output::{run_complete, summary, write_results};
+pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
 pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
 

@@ -98,7 +98,8 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
     let last = s.last();
     let fold_max = |f: &dyn Fn(&crate::sim::Sample) -> f64| s.iter().map(f).fold(0.0f64, f64::max);
     json!({
-        "completed": result.divergence.is_none(),
+        "completed": result.divergence.is_none() && !result.interrupted,
+        "interrupted": result.interrupted,
         "divergence": result.divergence.as_ref().map(|d| d.to_string()),
         "simulated_time_s": result.simulated_time,
         "samples": s.len(),
@@ -190,7 +191,34 @@ fn passivity_summary(result: &VariantResult) -> serde_json::Value {
     })
 }
 
-/// Writes every output into the folder `dir`.
+/// The variants of `scenario` that have no result.
+fn not_run(scenario: &Scenario, results: &[VariantResult]) -> Vec<String> {
+    let names: Vec<&str> = if scenario.file.variants.is_empty() {
+        vec!["default"]
+    } else {
+        scenario
+            .file
+            .variants
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect()
+    };
+    names
+        .into_iter()
+        .filter(|n| !results.iter().any(|r| r.name == *n))
+        .map(String::from)
+        .collect()
+}
+
+/// Whether `results` are the whole run of `scenario`: every variant run
+/// to its end (or its divergence), none interrupted.
+pub fn run_complete(scenario: &Scenario, results: &[VariantResult]) -> bool {
+    results.iter().all(|r| !r.interrupted) && not_run(scenario, results).is_empty()
+}
+
+/// Writes every output into the folder `dir`; `summary.json` says whether
+/// the run is complete, and if not, where it was interrupted and which
+/// variants did not run.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
@@ -207,6 +235,13 @@ pub fn write_results(
         "scenario": scenario.file.name,
         "source": scenario.path,
         "generated_by": format!("passivity-lab {}", env!("CARGO_PKG_VERSION")),
+        "complete": run_complete(scenario, results),
+        "interrupted": results.iter().find(|r| r.interrupted).map(|r| json!({
+            "variant": r.name,
+            "time_reached_s": r.simulated_time,
+            "duration_s": scenario.file.simulation.duration,
+        })),
+        "not_run": not_run(scenario, results),
         "variants": variants,
     });
     write_atomically(

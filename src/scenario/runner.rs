@@ -1,8 +1,10 @@
 //! Running one variant: fixed steps, samples every record period, progress
-//! reports, and an early stop that keeps the data when the run diverges.
+//! reports, and an early stop that keeps the data when the run diverges or
+//! is interrupted.
 
 use super::Variant;
 use crate::sim::{ContactStats, Divergence, Sample};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// What one variant produced.
@@ -10,8 +12,10 @@ use std::time::Instant;
 pub struct VariantResult {
     pub name: String,
     pub samples: Vec<Sample>,
-    /// Why the run stopped early, if it did.
+    /// Why the run stopped early, if it diverged.
     pub divergence: Option<Divergence>,
+    /// The run was stopped on request before its duration (Ctrl-C).
+    pub interrupted: bool,
     /// Seconds of wall-clock time the run took.
     pub wall_time: f64,
     /// Seconds of simulated time reached.
@@ -41,19 +45,34 @@ impl Variant {
 /// Runs `variant` to its duration (or until it diverges), calling
 /// `progress` with the completed fraction about a hundred times.
 pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantResult {
+    run_variant_until(variant, progress, &AtomicBool::new(false))
+}
+
+/// [`run_variant`], stopping after the step during which `stop` is set
+/// (the result is then `interrupted`, with the samples recorded so far and
+/// the state reached as the last one).
+pub fn run_variant_until(
+    variant: Variant,
+    progress: &mut dyn FnMut(f64),
+    stop: &AtomicBool,
+) -> VariantResult {
     let (steps, every) = (variant.steps() as usize, variant.record_every() as usize);
     let mut sim = variant.simulation;
     let report = (steps / 100).max(1);
     let start = Instant::now();
     let mut samples = vec![sim.sample()];
-    let mut divergence = None;
+    let (mut divergence, mut interrupted) = (None, false);
     for k in 1..=steps {
         if let Err(d) = sim.step() {
             divergence = Some(d);
             break;
         }
-        if k % every == 0 || k == steps {
+        interrupted = stop.load(Ordering::Relaxed) && k < steps;
+        if k % every == 0 || k == steps || interrupted {
             samples.push(sim.sample());
+        }
+        if interrupted {
+            break;
         }
         if k % report == 0 {
             progress(k as f64 / steps as f64);
@@ -64,6 +83,7 @@ pub fn run_variant(variant: Variant, progress: &mut dyn FnMut(f64)) -> VariantRe
         simulated_time: samples.last().map_or(0.0, |s| s.t),
         samples,
         divergence,
+        interrupted,
         wall_time: start.elapsed().as_secs_f64(),
         true_parameters: sim.true_parameters().to_vec(),
         contact: sim.contact_stats(),

@@ -2,7 +2,8 @@
 //! (value, variant) run in parallel on all cores, one summary row each.
 
 use super::output::summary;
-use super::{run_variant, Scenario, ScenarioError, Variant};
+use super::{run_variant_until, Scenario, ScenarioError, Variant};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// One row of a sweep's table.
@@ -102,11 +103,13 @@ pub fn sweep_runs(
 }
 
 /// Runs `runs` on `threads` threads; `progress(done, total)` is called as
-/// runs finish. Rows come in the order of `runs`.
+/// runs finish. Rows come in the order of `runs`. Setting `stop` ends the
+/// runs under way (their rows say so) and starts no more.
 pub fn sweep(
     runs: Vec<SweepRun>,
     threads: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
+    stop: &AtomicBool,
 ) -> Vec<SweepRow> {
     let total = runs.len();
     let queue = Mutex::new(runs.into_iter().enumerate().collect::<Vec<_>>());
@@ -114,12 +117,15 @@ pub fn sweep(
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let Some((i, SweepRun { value, variant })) =
                     queue.lock().unwrap_or_else(|e| e.into_inner()).pop()
                 else {
                     break;
                 };
-                let result = run_variant(variant, &mut |_| {});
+                let result = run_variant_until(variant, &mut |_| {}, stop);
                 let row = SweepRow {
                     value,
                     variant: result.name.clone(),
