@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
+
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -599,4 +601,105 @@ fn an_interrupted_sweep_marks_its_table_incomplete() {
     );
     assert_eq!(manifest(&out)["complete"], false);
     assert_eq!(files(&dir), ["endless.toml", "out"]);
+}
+
+#[test]
+fn eval_never_replaces_a_device_a_folder_a_pipe_or_its_input() {
+    let dir = scratch("eval-out");
+    let input = dir.join("in.json");
+    std::fs::copy(repo_path("tests/fixtures/reference/ur5.json"), &input).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let urdf = repo_path(UR5);
+    let pipe = dir.join("pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::create_dir(dir.join("folder")).unwrap();
+    std::fs::hard_link(&input, dir.join("hard.json")).unwrap();
+    std::os::unix::fs::symlink(&input, dir.join("link.json")).unwrap();
+    let same = format!(
+        "{}/../{}/in.json",
+        dir.display(),
+        dir.file_name().unwrap().to_string_lossy()
+    );
+    for (output, needle) in [
+        (pipe.clone(), "not a regular file"),
+        (dir.join("folder"), "not a regular file"),
+        (input.clone(), "same file as --input"),
+        (PathBuf::from(&same), "same file as --input"),
+        (dir.join("hard.json"), "same file as --input"),
+        (dir.join("link.json"), "same file as --input"),
+        (urdf.clone(), "same file as --urdf"),
+    ] {
+        let o = run_within(
+            60.0,
+            &[
+                "eval",
+                "--urdf",
+                urdf.to_str().unwrap(),
+                "--input",
+                input.to_str().unwrap(),
+                "--output",
+                output.to_str().unwrap(),
+            ],
+        );
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && err.contains(needle),
+            "{}: {err}",
+            output.display()
+        );
+    }
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        before,
+        "the input is intact"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo());
+    // A symbolic link to another regular file is written through.
+    let target = dir.join("target.json");
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink(&target, dir.join("out-link.json")).unwrap();
+    let o = run_within(
+        60.0,
+        &[
+            "eval",
+            "--urdf",
+            urdf.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            dir.join("out-link.json").to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(dir.join("out-link.json"))
+        .unwrap()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("tau_rnea"));
+}
+
+#[test]
+fn write_atomically_never_renames_over_something_else_than_a_file() {
+    let dir = scratch("atomic");
+    let pipe = dir.join("pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::create_dir(dir.join("folder")).unwrap();
+    for path in [pipe.clone(), dir.join("folder")] {
+        let err = passivity_lab::io::write_atomically(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo());
+    assert!(dir.join("folder").is_dir());
+    assert_eq!(files(&dir), ["folder", "pipe"], "no temporary file remains");
 }

@@ -5,7 +5,7 @@ use super::{load_model, RootArg};
 use anyhow::Context;
 use passivity_lab::eval::evaluate;
 use passivity_lab::factorization::{Beta, Factorization};
-use passivity_lab::io::write_atomically;
+use passivity_lab::io::{regular_file_target, same_file, write_atomically};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -50,7 +50,24 @@ fn factorization(args: &Args, nv: usize) -> anyhow::Result<Factorization> {
     }
 }
 
+/// Refuses an output that would replace an input, or something other
+/// than a regular file, before any work is done.
+fn check_output(args: &Args) -> anyhow::Result<()> {
+    let out = &args.output;
+    for (flag, input) in [("--input", &args.input), ("--urdf", &args.urdf)] {
+        anyhow::ensure!(
+            !same_file(out, input),
+            "{}: --output is the same file as {flag} {}: it would be overwritten; choose another output file",
+            out.display(),
+            input.display()
+        );
+    }
+    regular_file_target(out).with_context(|| format!("{}: --output", out.display()))?;
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
+    check_output(&args)?;
     let mut model = load_model(&args.urdf, args.root)?;
     let factorization = factorization(&args, model.nv)?;
     let text = std::fs::read_to_string(&args.input)

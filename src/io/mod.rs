@@ -8,11 +8,14 @@ pub use folder::{FolderError, RunFolder, MANIFEST};
 pub use lock::{FolderLock, LockError};
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
-/// a rename, so a reader never sees a half-written file.
+/// a rename, so a reader never sees a half-written file. An existing
+/// `path` must be a regular file (a device, folder or pipe is never
+/// replaced); a symbolic link to one is written through.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let path = &regular_file_target(path)?;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -35,4 +38,34 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The file a write to `path` replaces: `path` itself when nothing is
+/// there, the regular file it names (through symbolic links), or an error
+/// when it names anything else.
+pub fn regular_file_target(path: &Path) -> std::io::Result<PathBuf> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => path.canonicalize(),
+        Ok(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "exists and is not a regular file (a device, folder or pipe): not replaced",
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(path.to_path_buf()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `a` and `b` name the same existing file (through symbolic
+/// links, `.` and `..`, and, on Unix, hard links).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(x), Ok(y)) => {
+            use std::os::unix::fs::MetadataExt;
+            x.dev() == y.dev() && x.ino() == y.ino()
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => a.canonicalize().ok() == b.canonicalize().ok(),
+        _ => false,
+    }
 }
