@@ -703,3 +703,108 @@ fn write_atomically_never_renames_over_something_else_than_a_file() {
     assert!(dir.join("folder").is_dir());
     assert_eq!(files(&dir), ["folder", "pipe"], "no temporary file remains");
 }
+
+/// A point-mass scenario whose variants have these names (TOML strings).
+fn with_variants(names: &[&str]) -> String {
+    let mut text = point_mass("duration = 0.01");
+    for n in names {
+        text += &format!("[[variants]]\nname = {n}\n");
+    }
+    text
+}
+
+#[test]
+fn variant_names_that_cannot_be_file_names_are_refused_up_front() {
+    let long = format!("\"{}\"", "v".repeat(300));
+    for (names, line, needle) in [
+        (vec!["\"\""], 15, "empty"),
+        (vec![long.as_str()], 15, "300 characters"),
+        (vec!["\"a\\u0000b\""], 15, "'\\0'"),
+        (vec!["\"a/b\""], 15, "'/'"),
+        (vec!["\"a\\\\b\""], 15, "'\\\\'"),
+        (vec!["\"é\""], 15, "'é'"),
+        (vec!["\"a b\""], 15, "' '"),
+        (vec!["\".\""], 15, "starts with '.'"),
+        (vec!["\"..\""], 15, "starts with '.'"),
+        (vec!["\"Summary\""], 15, "output file"),
+        (vec!["\"scenario.resolved\""], 15, "output file"),
+        (vec!["\"lyapunov\""], 15, "output file"),
+        (vec!["\"manifest\""], 15, "output file"),
+        (vec!["\"a\"", "\"a\""], 17, "same file as the variant \"a\""),
+        (vec!["\"C_star\"", "\"c_STAR\""], 17, "letter case"),
+    ] {
+        let text = with_variants(&names);
+        let err = Scenario::parse(&text, "v.toml")
+            .err()
+            .map(|e| e.to_string());
+        let err = err.unwrap_or_else(|| panic!("{names:?} was accepted"));
+        let index = names.len() - 1;
+        assert!(
+            err.starts_with(&format!("v.toml:{line}: variants[{index}].name: "))
+                && err.contains(needle),
+            "{names:?}: {err}"
+        );
+        assert!(err.len() < 400, "the message stays readable: {err}");
+    }
+    let fine = with_variants(&[
+        "\"c_star\"",
+        "\"torsion-beta.5\"",
+        &format!("\"{}\"", "x".repeat(64)),
+    ]);
+    assert!(Scenario::parse(&fine, "v.toml").is_ok());
+    // The scenario's own name names the output folder.
+    let err = Scenario::parse(
+        &point_mass("").replace("name = \"pm\"", "name = \"a\\u0000\""),
+        "s.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("s.toml:1: name: ") && err.contains("'\\0'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_name_fails_before_the_run_and_writes_nothing() {
+    let dir = scratch("bad-name");
+    let mut text = point_mass("duration = 1000.0\nstep = 0.001");
+    text += "[[variants]]\nname = \"fine\"\n[[variants]]\nname = \"bad/name\"\n";
+    let scenario = write(&dir, "s.toml", &text);
+    let out = dir.join("out");
+    let o = run_within(
+        5.0,
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !o.status.success() && stderr(&o).contains("variants[1].name"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files(&dir), ["s.toml"]);
+    // A sweep that sets a name checks it too.
+    let good = quick(&dir, "q.toml", &["a"], false);
+    let o = run_within(
+        20.0,
+        &[
+            "sweep",
+            &good,
+            "--param",
+            "variants[0].name",
+            "--values=\"ok\",\"no/no\"",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !o.status.success() && stderr(&o).contains("variants[0].name"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}

@@ -81,11 +81,11 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             },
         ));
     }
-    let stem = urdf
-        .file_stem()
-        .map(|s| s.to_string_lossy().replace(['.', ' '], "_"))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "robot".into());
+    let stem = super::names::sanitized_name(
+        &urdf
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned()),
+    );
     let file = ScenarioFile {
         name: stem,
         description: format!(

@@ -4,6 +4,7 @@
 
 mod budget;
 mod for_urdf;
+mod names;
 mod output;
 mod plots;
 mod runner;
@@ -12,6 +13,8 @@ mod sweep;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
 pub use for_urdf::scenario_for_urdf;
+use names::shown_name;
+pub use names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NAMES};
 pub use output::{run_complete, summary, write_results};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
@@ -76,12 +79,6 @@ pub struct Variant {
     pub record_period: f64,
     /// The task's `singular_region` (runs with a task).
     pub singular_region: Option<f64>,
-}
-
-/// A name usable as a file or folder name: not empty, not `.` or `..`, no
-/// path separators.
-fn safe_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\'])
 }
 
 /// 1-based line and column of a byte offset.
@@ -769,9 +766,62 @@ impl Scenario {
         Ok(out)
     }
 
+    /// Checks the scenario's name and its variants' names (issue 17 item
+    /// 11): each becomes a file or folder name.
+    fn check_names(&self) -> Result<(), ScenarioError> {
+        let f = &self.file;
+        if let Some(problem) = name_problem(&f.name) {
+            return Err(self.invalid(
+                "name",
+                format!(
+                    "{} is not a file-name-safe name (it names the output folder): {problem}",
+                    shown_name(&f.name)
+                ),
+            ));
+        }
+        let mut names = std::collections::HashMap::new();
+        for (i, v) in f.variants.iter().enumerate() {
+            let invalid = |message: String| ScenarioError::Invalid {
+                file: self.path.clone(),
+                line: self.variant_name_line(i).unwrap_or(1),
+                key: format!("variants[{i}].name"),
+                message,
+            };
+            let shown = shown_name(&v.name);
+            if let Some(problem) = variant_name_problem(&v.name) {
+                return Err(invalid(format!(
+                    "{shown} is not a file-name-safe variant name (it names <name>.csv): {problem}"
+                )));
+            }
+            if let Some(earlier) = names.insert(v.name.to_ascii_lowercase(), v.name.clone()) {
+                return Err(invalid(format!(
+                    "{shown} names the same file as the variant {earlier:?} (names must be unique, and differ in more than letter case for macOS and Windows)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The 1-based line of the `name` key of the `i`-th `[[variants]]` table.
+    fn variant_name_line(&self, i: usize) -> Option<usize> {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let header = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("[[variants]]"))
+            .nth(i)?
+            .0;
+        lines[header + 1..]
+            .iter()
+            .take_while(|l| !l.trim_start().starts_with('['))
+            .position(|l| l.trim_start().starts_with("name"))
+            .map(|p| header + 2 + p)
+    }
+
     /// Builds every variant's simulation (one variant named "default" when
     /// the file has none).
     pub fn variants(&self) -> Result<Vec<Variant>, ScenarioError> {
+        self.check_names()?;
         let f = &self.file;
         let nominal = self.nominal_model()?;
         let mut plant = nominal.clone();
@@ -891,15 +941,6 @@ impl Scenario {
                 ),
             ));
         }
-        if !safe_name(&f.name) {
-            return Err(self.invalid(
-                "name",
-                format!(
-                    "'{}' must be a non-empty file-name-safe name (it names the output folder)",
-                    f.name
-                ),
-            ));
-        }
         let base = VariantSpec {
             name: "default".into(),
             factorization: None,
@@ -917,18 +958,8 @@ impl Scenario {
         };
         let task_template = self.task(&nominal, &q0)?;
         let pushes = self.disturbances(&nominal)?;
-        let mut names = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (prefix, v) in specs {
-            if !safe_name(&v.name) || !names.insert(v.name.clone()) {
-                return Err(self.invalid(
-                    &format!("{prefix}name"),
-                    format!(
-                        "'{}' must be a unique, non-empty file-name-safe name",
-                        v.name
-                    ),
-                ));
-            }
             let estimate_spec = v.estimate.as_ref().unwrap_or(&f.estimate);
             let est_key = if v.estimate.is_some() {
                 format!("{prefix}estimate")
