@@ -173,7 +173,10 @@ fn a_sweep_beyond_the_ceiling_is_refused() {
     );
     let err = stderr(&o);
     assert!(
-        !o.status.success() && err.contains("over 2 runs") && err.contains("--allow-long"),
+        !o.status.success()
+            && err.contains("over 2 runs")
+            && err.contains("longest run: duration 1e9 s")
+            && err.contains("--allow-long"),
         "{err}"
     );
     assert!(!out.exists());

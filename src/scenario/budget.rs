@@ -17,6 +17,8 @@ pub const MAX_MEMORY_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 /// past 2^53 the step counter and the simulated time stop being exact.
 pub const HARD_MAX_STEPS: f64 = 9_007_199_254_740_992.0;
 
+/// Steps run before timing (they pay for cold caches).
+const WARM_UP_STEPS: usize = 20;
 /// Steps timed per variant to estimate the wall time, at most.
 const TIMED_STEPS: usize = 200;
 /// Wall time spent timing steps, at most, over all variants.
@@ -33,6 +35,8 @@ pub struct RunEstimate {
     pub steps: f64,
     /// The most steps one run takes.
     pub max_run_steps: f64,
+    /// That run's duration, step and record period, seconds.
+    pub longest: [f64; 3],
     /// Samples recorded, all runs together.
     pub samples: f64,
     /// Memory the recordings need at once (with the CSV text being
@@ -64,9 +68,7 @@ impl Size {
         let samples = (1.0 + (steps / variant.record_every()).ceil())
             .max(1.0 + (variant.duration / variant.record_period).ceil());
         let mut sim = variant.simulation.clone();
-        let start = Instant::now();
         let sample = sim.sample();
-        let sample_cost = start.elapsed().as_secs_f64();
         let heap_numbers = sample.q.len()
             + sample.q_desired.len()
             + sample.v.len()
@@ -75,15 +77,18 @@ impl Size {
         let sample_bytes = (std::mem::size_of::<Sample>() + 8 * heap_numbers) as f64;
         // t, the vectors, 8 scalars, and 26 task columns with a task.
         let row_numbers = 1 + heap_numbers + 8 + sample.task.as_ref().map_or(0, |_| 26);
+        // The first steps pay for cold caches: time the ones after them.
+        let mut healthy = (0..WARM_UP_STEPS).all(|_| sim.step().is_ok());
         let start = Instant::now();
         let mut timed = 0usize;
-        while timed < TIMED_STEPS && (timed == 0 || start.elapsed() < budget) {
+        while healthy && timed < TIMED_STEPS && (timed == 0 || start.elapsed() < budget) {
             timed += 1;
-            if sim.step().is_err() {
-                break;
-            }
+            healthy = sim.step().is_ok();
         }
-        let step_cost = start.elapsed().as_secs_f64() / timed as f64;
+        let step_cost = start.elapsed().as_secs_f64() / timed.max(1) as f64;
+        let start = Instant::now();
+        sim.sample();
+        let sample_cost = start.elapsed().as_secs_f64();
         Size {
             steps,
             samples,
@@ -119,11 +124,19 @@ impl RunEstimate {
             threads as f64 * max(&recording)
         };
         let steps = sum(&|s| s.steps);
+        let longest = variants
+            .iter()
+            .zip(&sizes)
+            .max_by(|a, b| a.1.steps.total_cmp(&b.1.steps))
+            .map_or([0.0; 3], |(v, _)| {
+                [v.duration, v.simulation.dt, v.record_period]
+            });
         let seconds = sum(&|s| s.seconds) / threads as f64;
         RunEstimate {
             runs: variants.len(),
             steps,
             max_run_steps: max(&|s| s.steps),
+            longest,
             samples: sum(&|s| s.samples),
             memory_bytes: memory,
             csv_bytes: if keep_all { sum(&|s| s.csv_bytes) } else { 0.0 },
@@ -168,13 +181,13 @@ impl Scenario {
         estimate: &RunEstimate,
         allow_long: bool,
     ) -> Result<(), ScenarioError> {
-        let s = &self.file.simulation;
+        let [duration, step, record_period] = estimate.longest.map(number);
         if estimate.max_run_steps.is_nan() || estimate.max_run_steps > HARD_MAX_STEPS {
             return Err(self.invalid(
                 "simulation",
                 format!(
                     "duration {} s / step {} s = {} integration steps: more than a run can count (2^53); enlarge simulation.step or shorten simulation.duration",
-                    number(s.duration), number(s.step), count(estimate.max_run_steps)
+                    duration, step, count(estimate.max_run_steps)
                 ),
             ));
         }
@@ -184,11 +197,8 @@ impl Scenario {
         Err(self.invalid(
             "simulation",
             format!(
-                "the run needs {} (duration {} s, step {} s, record_period {} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with `passivity-lab run --allow-long` (or `sweep --allow-long`)",
+                "the run needs {} (longest run: duration {duration} s, step {step} s, record_period {record_period} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with `passivity-lab run --allow-long` (or `sweep --allow-long`)",
                 estimate.describe(),
-                number(s.duration),
-                number(s.step),
-                number(s.record_period),
                 count(MAX_STEPS),
                 bytes(MAX_MEMORY_BYTES),
             ),
