@@ -10,7 +10,9 @@ mod selfcheck;
 mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use passivity_lab::io::RunFolder;
 use passivity_lab::model::{Model, RootJoint};
+use passivity_lab::scenario::Scenario;
 use std::path::Path;
 
 #[derive(Parser)]
@@ -66,6 +68,18 @@ impl From<RootArg> for RootJoint {
 /// Loads a URDF with a message naming the file on failure.
 pub fn load_model(path: &Path, root: RootArg) -> anyhow::Result<Model> {
     Ok(Model::from_urdf_file(path, root.into())?)
+}
+
+/// Locks and prepares the output folder `out` of a run of `scenario`
+/// (see `io::RunFolder`); a forced replacement never deletes the scenario
+/// or its URDF.
+pub fn output_folder(scenario: &Scenario, out: &Path, force: bool) -> anyhow::Result<RunFolder> {
+    let urdf = scenario.urdf_path();
+    let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok(RunFolder::create(out, force, &protect)?)
 }
 
 /// Parses the command line and runs the chosen subcommand.

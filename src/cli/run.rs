@@ -2,8 +2,8 @@
 //! summary, the resolved scenario and plots.
 
 use super::interrupt::{self, Interrupted};
+use super::output_folder;
 use anyhow::Context;
-use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{
     format_duration, run_complete, run_variant_until, write_results, RunEstimate, Scenario,
     Variant, VariantResult,
@@ -82,12 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variants = scenario.variants()?;
     let estimate = RunEstimate::of_run(&variants);
     scenario.check_run_size(&estimate, args.allow_long)?;
-    let urdf = scenario.urdf_path();
-    let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let folder = RunFolder::create(&out, args.force, &protect)?;
+    let folder = output_folder(&scenario, &out, args.force)?;
     interrupt::install()?;
     eprintln!(
         "running {} ({}): {}",

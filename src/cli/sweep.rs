@@ -2,11 +2,12 @@
 //! on all cores, with one summary table.
 
 use super::interrupt::{self, Interrupted};
+use super::output_folder;
 use anyhow::Context;
-use passivity_lab::io::{write_atomically, RunFolder};
+use passivity_lab::io::write_atomically;
 use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate, Scenario};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -58,12 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-sweep", scenario.file.name)));
-    let urdf = scenario.urdf_path();
-    let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let folder = RunFolder::create(&out, args.force, &protect)?;
+    let folder = output_folder(&scenario, &out, args.force)?;
     interrupt::install()?;
     eprintln!(
         "sweeping {} over {} = {:?} on {threads} threads: {}",
