@@ -12,6 +12,7 @@ pub mod control;
 pub mod eval;
 pub mod factorization;
 pub mod geometry;
+pub mod input;
 pub mod io;
 pub mod model;
 pub mod scenario;

@@ -1,5 +1,6 @@
 //! Mesh files: finding them from a URDF and reading them into one triangle list.
 
+use crate::input::check_xml_depth;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,21 +40,29 @@ fn is_binary_stl(bytes: &[u8]) -> bool {
     }
 }
 
-/// Reads a mesh file with mesh-loader, merging its sub-meshes.
+/// Reads a mesh file with mesh-loader, merging its sub-meshes; COLLADA
+/// (XML) goes through the nesting check first.
 pub fn read_mesh(path: &Path) -> Result<MeshData, String> {
+    let read = |p: &Path| -> std::io::Result<Vec<u8>> {
+        let bytes = std::fs::read(p)?;
+        if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("dae")) {
+            check_xml_depth(&bytes, p).map_err(std::io::Error::other)?;
+        }
+        Ok(bytes)
+    };
     let cannot = |e: std::io::Error| format!("{}: cannot read mesh: {e}", path.display());
+    let mut bytes = read(path).map_err(cannot)?;
     let is_stl = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("stl"));
+    if is_stl && is_binary_stl(&bytes) && bytes.starts_with(b"solid") {
+        // The header is free text: blank the misleading word.
+        bytes[..5].copy_from_slice(b"     ");
+    }
     let scene = if is_stl {
-        let mut bytes = std::fs::read(path).map_err(cannot)?;
-        if is_binary_stl(&bytes) && bytes.starts_with(b"solid") {
-            // The header is free text: blank the misleading word.
-            bytes[..5].copy_from_slice(b"     ");
-        }
         mesh_loader::stl::from_slice(&bytes)
     } else {
-        mesh_loader::Loader::default().load(path)
+        mesh_loader::Loader::default().load_from_slice_with_reader(&bytes, path, read)
     }
     .map_err(cannot)?;
     let (mut positions, mut normals, mut indices) = (Vec::new(), Vec::new(), Vec::new());

@@ -1,5 +1,6 @@
 //! Typed errors for model loading: each names the file and the element.
 
+use crate::input::InputError;
 use std::path::PathBuf;
 
 /// Why a robot description could not be turned into a model.
@@ -10,6 +11,9 @@ pub enum ModelError {
         file: PathBuf,
         error: std::io::Error,
     },
+    /// Refused before parsing: nested too deep.
+    #[error(transparent)]
+    Input(#[from] InputError),
     #[error("{file}: malformed URDF: {message}")]
     Malformed { file: PathBuf, message: String },
     #[error("{file}: joint '{joint}' has type '{kind}', which is not supported (use revolute, continuous, prismatic or fixed; a free root is chosen with --root free)")]

@@ -20,6 +20,7 @@ mod urdf;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub use error::ModelError;
 pub use joint::{Joint, JointLimits};
+pub(crate) use urdf::parse_urdf;
 pub use urdf::RootJoint;
 
 use crate::spatial::{Mat3, RigidInertia, Transform, Vec3};

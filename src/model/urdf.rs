@@ -2,6 +2,7 @@
 //! parent body, mimic tags ignored, every number validated.
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
+use crate::input::check_xml_depth;
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,16 +35,23 @@ impl Model {
         root: RootJoint,
     ) -> Result<Model, ModelError> {
         let file = file.as_ref().to_path_buf();
-        let robot = urdf_rs::read_from_string(text).map_err(|e| ModelError::Malformed {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
+        let robot = parse_urdf(text, &file)?;
         Builder {
             file,
             robot: &robot,
         }
         .build(root)
     }
+}
+
+/// Parses URDF text with urdf-rs after checking its nesting depth (the
+/// parser recurses per level); `file` names the source in errors.
+pub(crate) fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
+    check_xml_depth(text.as_bytes(), file)?;
+    urdf_rs::read_from_string(text).map_err(|e| ModelError::Malformed {
+        file: file.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 struct Builder<'a> {
