@@ -14,8 +14,15 @@ use crate::algorithms::{
 };
 use crate::factorization::{diagnose, Factorization, FactorizationError};
 use crate::model::{Joint, Model};
+use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+mod stream;
+pub use stream::evaluate_stream;
 
 /// Why an input file could not be evaluated.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +39,12 @@ pub enum EvalError {
     Field(String, &'static str),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
+    #[error("sample {sample}: {message}")]
+    Sample { sample: usize, message: String },
+    #[error("not valid JSON: {0}")]
+    Json(serde_json::Error),
+    #[error("cannot write the output: {0}")]
+    Write(#[from] std::io::Error),
     #[error("sample {sample}: '{field}' must be {expected} finite numbers")]
     BadVector {
         sample: usize,
@@ -115,26 +128,39 @@ impl JointMap {
     }
 }
 
-fn vector(
-    sample: &Value,
+/// One input state; fields other than these are ignored.
+#[derive(Debug, Deserialize)]
+pub struct Sample {
+    #[serde(default)]
+    pub q: Option<Vec<f64>>,
+    #[serde(default)]
+    pub v: Option<Vec<f64>>,
+    #[serde(default)]
+    pub a: Option<Vec<f64>>,
+    #[serde(default)]
+    pub v_r: Option<Vec<f64>>,
+    #[serde(default)]
+    pub a_r: Option<Vec<f64>>,
+    /// The frames asked for, by name (their reference values are not read).
+    #[serde(default)]
+    pub frames: Option<BTreeMap<String, IgnoredAny>>,
+}
+
+/// `field` of sample `index`: `len` finite numbers.
+fn vector<'s>(
+    field: &'s Option<Vec<f64>>,
     index: usize,
-    field: &'static str,
+    name: &'static str,
     len: usize,
-) -> Result<Vec<f64>, EvalError> {
-    let bad = || EvalError::BadVector {
-        sample: index,
-        field,
-        expected: len,
-    };
-    let arr = sample
-        .get(field)
-        .and_then(Value::as_array)
-        .ok_or_else(bad)?;
-    let v: Option<Vec<f64>> = arr.iter().map(Value::as_f64).collect();
-    let v = v
+) -> Result<&'s [f64], EvalError> {
+    field
+        .as_deref()
         .filter(|v| v.len() == len && v.iter().all(|x| x.is_finite()))
-        .ok_or_else(bad)?;
-    Ok(v)
+        .ok_or(EvalError::BadVector {
+            sample: index,
+            field: name,
+            expected: len,
+        })
 }
 
 /// A 6 x nv Jacobian (model rows `[angular; linear]`) in file order and rows `[linear; angular]`.
@@ -144,63 +170,98 @@ fn jacobian_to_file(map: &JointMap, j: &DMatrix<f64>) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Evaluates every sample of `input` (the reference-data format) on `model`
-/// and returns the same structure with this project's values;
-/// `coriolis_matrix`, `coriolis_force`, `christoffel_first_kind` (its
-/// connection coefficients) and `tau_slotine_li` are those of
-/// `factorization`, and each sample gains `diagnostics`.
-pub fn evaluate(
-    model: &mut Model,
-    input: &Value,
-    factorization: &Factorization,
-) -> Result<Value, EvalError> {
-    let names: Vec<String> = input
-        .get("joint_names")
+/// The file's `joint_names`.
+pub(crate) fn joint_names(value: Option<&Value>) -> Result<Vec<String>, EvalError> {
+    value
         .and_then(Value::as_array)
         .and_then(|a| a.iter().map(|x| x.as_str().map(String::from)).collect())
         .ok_or(EvalError::Field(
             "joint_names".into(),
             "an array of joint names",
-        ))?;
-    if let Some(g) = input.get("gravity") {
-        let g: Option<Vec<f64>> = g
-            .as_array()
-            .and_then(|a| a.iter().map(Value::as_f64).collect());
-        let g = g
-            .filter(|g| g.len() == 3)
-            .ok_or(EvalError::Field("gravity".into(), "3 numbers"))?;
-        model.gravity = crate::spatial::Vec3::new(g[0], g[1], g[2]);
+        ))
+}
+
+/// The file's `gravity`: three finite numbers.
+pub(crate) fn gravity(value: &Value) -> Result<Vec3, EvalError> {
+    let g: Option<Vec<f64>> = value
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_f64).collect());
+    g.filter(|g| g.len() == 3 && g.iter().all(|x| x.is_finite()))
+        .map(|g| Vec3::new(g[0], g[1], g[2]))
+        .ok_or(EvalError::Field("gravity".into(), "3 finite numbers"))
+}
+
+/// What `generated_by` says.
+pub(crate) fn generated_by() -> String {
+    format!("passivity-lab {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Evaluates samples one at a time on a model, with buffers allocated once.
+pub struct Evaluator<'m> {
+    model: &'m Model,
+    factorization: &'m Factorization,
+    map: JointMap,
+    ws: Workspace,
+    gamma: Vec<f64>,
+}
+
+impl<'m> Evaluator<'m> {
+    /// Checks the factorization and the file's joint names against the model.
+    pub fn new(
+        model: &'m Model,
+        joint_names: &[String],
+        factorization: &'m Factorization,
+    ) -> Result<Self, EvalError> {
+        factorization.validate(model)?;
+        let map = JointMap::new(model, joint_names)?;
+        let nv = model.nv;
+        Ok(Evaluator {
+            model,
+            factorization,
+            map,
+            ws: Workspace::new(model),
+            gamma: vec![0.0; nv * nv * nv],
+        })
     }
-    let model = &*model;
-    factorization.validate(model)?;
-    let map = JointMap::new(model, &names)?;
-    let samples = input
-        .get("samples")
-        .and_then(Value::as_array)
-        .ok_or(EvalError::Field("samples".into(), "an array of states"))?;
-    let mut ws = Workspace::new(model);
-    let (nq, nv) = (model.nq, model.nv);
-    let mut out_samples = Vec::with_capacity(samples.len());
-    let mut gamma = vec![0.0; nv * nv * nv];
-    for (s, sample) in samples.iter().enumerate() {
-        let q = map.q_to_model(&vector(sample, s, "q", nq)?);
-        let v = map.v_to_model(&vector(sample, s, "v", nv)?);
-        let a = map.v_to_model(&vector(sample, s, "a", nv)?);
+
+    /// The inertial parameters of the model's bodies, in the file's joint order.
+    pub fn inertial_parameters(&self) -> Vec<f64> {
+        self.map
+            .bodies
+            .iter()
+            .flat_map(|&b| self.model.bodies[b].inertia.parameters())
+            .collect()
+    }
+
+    /// This project's values for sample `s` (index `s` names it in errors).
+    pub fn sample(&mut self, s: usize, sample: &Sample) -> Result<Value, EvalError> {
+        let (model, map, factorization) = (self.model, &self.map, self.factorization);
+        let (ws, gamma) = (&mut self.ws, &mut self.gamma);
+        let (nq, nv) = (model.nq, model.nv);
+        let q = map.q_to_model(vector(&sample.q, s, "q", nq)?);
+        let v = map.v_to_model(vector(&sample.v, s, "v", nv)?);
+        let a = map.v_to_model(vector(&sample.a, s, "a", nv)?);
         let mut out = Map::new();
-        for key in ["q", "v", "a", "v_r", "a_r"] {
-            if let Some(x) = sample.get(key) {
-                out.insert(key.into(), x.clone());
+        for (key, x) in [
+            ("q", &sample.q),
+            ("v", &sample.v),
+            ("a", &sample.a),
+            ("v_r", &sample.v_r),
+            ("a_r", &sample.a_r),
+        ] {
+            if let Some(x) = x {
+                out.insert(key.into(), json!(x));
             }
         }
-        let tau = rnea(model, &mut ws, &q, &v, &a).clone();
+        let tau = rnea(model, ws, &q, &v, &a).clone();
         out.insert("tau_rnea".into(), json!(map.v_to_file(&tau)));
         out.insert(
             "gravity".into(),
-            json!(map.v_to_file(generalized_gravity(model, &mut ws, &q))),
+            json!(map.v_to_file(generalized_gravity(model, ws, &q))),
         );
         coriolis_matrix_and_derivatives(
             model,
-            &mut ws,
+            ws,
             &q,
             &v,
             BodyFactorization::ChristoffelConsistent,
@@ -213,7 +274,7 @@ pub fn evaluate(
             "hdot".into(),
             json!(map.matrix_to_file(&ws.mass_matrix_dot)),
         );
-        let c = factorization.coriolis_matrix(model, &mut ws, &q, &v);
+        let c = factorization.coriolis_matrix(model, ws, &q, &v);
         out.insert("coriolis_matrix".into(), json!(map.matrix_to_file(c)));
         out.insert(
             "coriolis_force".into(),
@@ -221,9 +282,9 @@ pub fn evaluate(
         );
         out.insert(
             "aba_ddq".into(),
-            json!(map.v_to_file(aba(model, &mut ws, &q, &v, tau.as_slice()))),
+            json!(map.v_to_file(aba(model, ws, &q, &v, tau.as_slice()))),
         );
-        factorization.connection_coefficients(model, &mut ws, &q, &mut gamma);
+        factorization.connection_coefficients(model, ws, &q, gamma);
         let g: Vec<Vec<Vec<f64>>> = map
             .v_index
             .iter()
@@ -240,22 +301,22 @@ pub fn evaluate(
             })
             .collect();
         out.insert("christoffel_first_kind".into(), json!(g));
-        if sample.get("v_r").is_some() || sample.get("a_r").is_some() {
-            let v_r = map.v_to_model(&vector(sample, s, "v_r", nv)?);
-            let a_r = map.v_to_model(&vector(sample, s, "a_r", nv)?);
-            let t = factorization.slotine_li_torque(model, &mut ws, &q, &v, &v_r, &a_r);
+        if sample.v_r.is_some() || sample.a_r.is_some() {
+            let v_r = map.v_to_model(vector(&sample.v_r, s, "v_r", nv)?);
+            let a_r = map.v_to_model(vector(&sample.a_r, s, "a_r", nv)?);
+            let t = factorization.slotine_li_torque(model, ws, &q, &v, &v_r, &a_r);
             out.insert("tau_slotine_li".into(), json!(map.v_to_file(t)));
         }
-        let d = diagnose(model, &mut ws, &q, &v, factorization);
+        let d = diagnose(model, ws, &q, &v, factorization);
         out.insert(
             "diagnostics".into(),
             json!({"skew_residual": d.skew_residual, "validity_residual": d.validity_residual, "torsion_norm": d.torsion_norm}),
         );
         out.insert(
             "kinetic_energy".into(),
-            json!(kinetic_energy(model, &mut ws, &q, &v)),
+            json!(kinetic_energy(model, ws, &q, &v)),
         );
-        let y = joint_torque_regressor(model, &mut ws, &q, &v, &a);
+        let y = joint_torque_regressor(model, ws, &q, &v, &a);
         let rows: Vec<Vec<f64>> = map
             .v_index
             .iter()
@@ -270,7 +331,7 @@ pub fn evaluate(
             })
             .collect();
         out.insert("torque_regressor".into(), json!(rows));
-        if let Some(frames) = sample.get("frames").and_then(Value::as_object) {
+        if let Some(frames) = &sample.frames {
             let ids = frames
                 .keys()
                 .map(|name| {
@@ -283,8 +344,8 @@ pub fn evaluate(
                 })
                 .collect::<Result<Vec<usize>, EvalError>>()?;
             let mut os = OperationalSpaceWorkspace::new(model, &ids);
-            let lambda_inv = operational_space_inverse_inertia(model, &mut ws, &mut os, &q).clone();
-            forward_kinematics(model, &mut ws, &q);
+            let lambda_inv = operational_space_inverse_inertia(model, ws, &mut os, &q).clone();
+            forward_kinematics(model, ws, &q);
             let mut out_frames = Map::new();
             for (a, (name, &f)) in frames.keys().zip(&ids).enumerate() {
                 // The 6x6 diagonal block, rows and columns [linear; angular].
@@ -295,17 +356,15 @@ pub fn evaluate(
                             .collect()
                     })
                     .collect();
-                let x = frame_placement(model, &ws, f);
+                let x = frame_placement(model, ws, f);
                 let rot: Vec<Vec<f64>> = (0..3)
                     .map(|r| (0..3).map(|c| x.rot[(r, c)]).collect())
                     .collect();
-                let local = jacobian_to_file(
-                    &map,
-                    frame_jacobian(model, &mut ws, f, JacobianFrame::Local),
-                );
+                let local =
+                    jacobian_to_file(map, frame_jacobian(model, ws, f, JacobianFrame::Local));
                 let world = jacobian_to_file(
-                    &map,
-                    frame_jacobian(model, &mut ws, f, JacobianFrame::WorldAligned),
+                    map,
+                    frame_jacobian(model, ws, f, JacobianFrame::WorldAligned),
                 );
                 out_frames.insert(
                     name.clone(),
@@ -315,19 +374,47 @@ pub fn evaluate(
             }
             out.insert("frames".into(), Value::Object(out_frames));
         }
-        out_samples.push(Value::Object(out));
+        Ok(Value::Object(out))
     }
-    let mut top = input.as_object().cloned().unwrap_or_default();
-    let params: Vec<f64> = map
-        .bodies
+}
+
+/// Evaluates every sample of `input` (the reference-data format) on `model`
+/// and returns the same structure with this project's values;
+/// `coriolis_matrix`, `coriolis_force`, `christoffel_first_kind` (its
+/// connection coefficients) and `tau_slotine_li` are those of
+/// `factorization`, and each sample gains `diagnostics`. For files too
+/// large to hold in memory, see [`evaluate_stream`].
+pub fn evaluate(
+    model: &mut Model,
+    input: &Value,
+    factorization: &Factorization,
+) -> Result<Value, EvalError> {
+    let names = joint_names(input.get("joint_names"))?;
+    if let Some(g) = input.get("gravity") {
+        model.gravity = gravity(g)?;
+    }
+    let samples = input
+        .get("samples")
+        .and_then(Value::as_array)
+        .ok_or(EvalError::Field("samples".into(), "an array of states"))?;
+    let mut evaluator = Evaluator::new(model, &names, factorization)?;
+    let out_samples = samples
         .iter()
-        .flat_map(|&b| model.bodies[b].inertia.parameters())
-        .collect();
-    top.insert("inertial_parameters".into(), json!(params));
+        .enumerate()
+        .map(|(s, value)| {
+            let sample = Sample::deserialize(value).map_err(|e| EvalError::Sample {
+                sample: s,
+                message: e.to_string(),
+            })?;
+            evaluator.sample(s, &sample)
+        })
+        .collect::<Result<Vec<Value>, EvalError>>()?;
+    let mut top = input.as_object().cloned().unwrap_or_default();
     top.insert(
-        "generated_by".into(),
-        json!(format!("passivity-lab {}", env!("CARGO_PKG_VERSION"))),
+        "inertial_parameters".into(),
+        json!(evaluator.inertial_parameters()),
     );
+    top.insert("generated_by".into(), json!(generated_by()));
     top.insert("samples".into(), Value::Array(out_samples));
     Ok(Value::Object(top))
 }

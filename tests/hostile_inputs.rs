@@ -11,6 +11,8 @@ use passivity_lab::model::{Model, ModelError, RootJoint};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
         .args(args)
@@ -124,4 +126,142 @@ fn a_deeply_nested_collada_mesh_is_refused_before_parsing() {
         err.contains("deep.dae") && err.contains("nested deeper than 256 levels"),
         "{err}"
     );
+}
+
+#[test]
+fn devices_pipes_and_folders_are_not_read() {
+    let dir = scratch("devices");
+    let fifo = dir.join("fifo.urdf");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let out = dir.join("out.json");
+    let mut cases = vec![
+        (vec!["inspect", "/dev/zero"], "/dev/zero"),
+        (vec!["run", "/dev/zero"], "/dev/zero"),
+        (
+            vec![
+                "eval",
+                "--urdf",
+                UR5,
+                "--input",
+                "/dev/zero",
+                "--output",
+                s(&out),
+            ],
+            "/dev/zero",
+        ),
+        (vec!["inspect", s(&dir)], s(&dir)),
+    ];
+    // Opening a pipe for reading would block until a writer comes.
+    if made.is_ok_and(|st| st.success()) {
+        cases.push((vec!["inspect", s(&fifo)], s(&fifo)));
+    }
+    for (args, file) in cases {
+        let (code, err) = refused(&run(&args));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{file}: not a regular file")),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn files_above_the_size_limits_are_refused_unread() {
+    use passivity_lab::input::InputKind;
+    let dir = scratch("sizes");
+    let out = dir.join("out.json");
+    // Sparse files: the size is set, no byte is written.
+    let sized = |name: &str, kind: InputKind| {
+        let path = dir.join(name);
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(kind.max_bytes() + 1).unwrap();
+        path
+    };
+    let urdf = sized("big.urdf", InputKind::Urdf);
+    let scenario = sized("big.toml", InputKind::Scenario);
+    let states = sized("big.json", InputKind::EvalStates);
+    for (args, file, limit) in [
+        (vec!["inspect", s(&urdf)], &urdf, InputKind::Urdf),
+        (vec!["run", s(&scenario)], &scenario, InputKind::Scenario),
+        (
+            vec![
+                "eval",
+                "--urdf",
+                UR5,
+                "--input",
+                s(&states),
+                "--output",
+                s(&out),
+            ],
+            &states,
+            InputKind::EvalStates,
+        ),
+    ] {
+        let (code, err) = refused(&run(&args));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(
+            err.contains(s(file))
+                && err.contains(&format!("the {} bytes allowed", limit.max_bytes())),
+            "{args:?}: {err}"
+        );
+    }
+    // At the limit a file is read (and here found malformed).
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&scenario)
+        .unwrap();
+    f.set_len(InputKind::Scenario.max_bytes()).unwrap();
+    let (_, err) = refused(&run(&["run", s(&scenario)]));
+    assert!(!err.contains("bytes allowed"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_streamed_eval_equals_the_in_memory_eval() {
+    use passivity_lab::eval::{evaluate, evaluate_stream, EvalError};
+    use passivity_lab::factorization::Factorization;
+    use serde_json::Value;
+    let text = std::fs::read_to_string(repo_path("tests/fixtures/reference/ur5.json")).unwrap();
+    let input: Value = serde_json::from_str(&text).unwrap();
+    let load = || Model::from_urdf_file(repo_path(UR5), RootJoint::Fixed).unwrap();
+    let f = Factorization::ChristoffelConsistent;
+    let whole = evaluate(&mut load(), &input, &f).unwrap();
+    let mut out = Vec::new();
+    let n = evaluate_stream(&mut load(), text.as_bytes(), &mut out, &f).unwrap();
+    let streamed: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(n, input["samples"].as_array().unwrap().len());
+    assert_eq!(streamed, whole);
+    // One line per sample.
+    assert!(String::from_utf8(out).unwrap().lines().count() > n);
+
+    // Errors name the sample; fields the samples need must come first.
+    let mut bad = input.clone();
+    bad["samples"][2]["q"] = serde_json::json!([0.0]);
+    let bad_text = serde_json::to_string(&bad).unwrap();
+    let err = evaluate_stream(&mut load(), bad_text.as_bytes(), &mut Vec::new(), &f).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EvalError::BadVector {
+                sample: 2,
+                field: "q",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    bad["samples"][2]["q"] = serde_json::json!("zero");
+    let bad_text = serde_json::to_string(&bad).unwrap();
+    let err = evaluate_stream(&mut load(), bad_text.as_bytes(), &mut Vec::new(), &f).unwrap_err();
+    assert!(
+        err.to_string().starts_with("sample 2: invalid type"),
+        "{err}"
+    );
+    let late = format!(
+        "{{\"samples\": [], \"joint_names\": {}}}",
+        input["joint_names"]
+    );
+    let err = evaluate_stream(&mut load(), late.as_bytes(), &mut Vec::new(), &f).unwrap_err();
+    assert!(err.to_string().contains("joint_names"), "{err}");
 }

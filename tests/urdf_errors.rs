@@ -5,6 +5,7 @@
 //! `mutated_real_robots_never_panic` feeds a few hundred deterministic
 //! corruptions of the real robots through the loader.
 
+use passivity_lab::input::InputError;
 use passivity_lab::model::{Joint, Model, ModelError, RootJoint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -154,7 +155,7 @@ fn io_missing_file() {
     let err = Model::from_urdf_file(&path, RootJoint::Fixed).unwrap_err();
     let msg = err.to_string();
     assert!(
-        matches!(&err, ModelError::Io { file, error } if file == &path && error.kind() == std::io::ErrorKind::NotFound),
+        matches!(&err, ModelError::Input(InputError::Io { file, error }) if file == &path && error.kind() == std::io::ErrorKind::NotFound),
         "{err:?}"
     );
     assert!(
@@ -171,7 +172,7 @@ fn io_directory_and_non_utf8_file() {
     // A directory is not a readable file.
     let err = Model::from_urdf_file(&dir, RootJoint::Fixed).unwrap_err();
     assert!(
-        matches!(&err, ModelError::Io { file, .. } if file == &dir),
+        matches!(&err, ModelError::Input(InputError::NotRegularFile { file, .. }) if file == &dir),
         "{err:?}"
     );
     assert!(
@@ -183,7 +184,7 @@ fn io_directory_and_non_utf8_file() {
     std::fs::write(&path, b"<robot name=\"r\xe9\"></robot>").unwrap();
     let err = Model::from_urdf_file(&path, RootJoint::Fixed).unwrap_err();
     assert!(
-        matches!(&err, ModelError::Io { file, error } if file == &path && error.kind() == std::io::ErrorKind::InvalidData),
+        matches!(&err, ModelError::Input(InputError::Io { file, error }) if file == &path && error.kind() == std::io::ErrorKind::InvalidData),
         "{err:?}"
     );
     assert!(err.to_string().contains("latin1.urdf"), "{err}");

@@ -2,10 +2,10 @@
 //! the reference-data format.
 
 use super::{load_model, RootArg};
-use anyhow::Context;
-use passivity_lab::eval::evaluate;
+use passivity_lab::eval::{evaluate_stream, EvalError};
 use passivity_lab::factorization::{Beta, Factorization};
-use passivity_lab::io::{regular_file_target, same_file, write_atomically};
+use passivity_lab::input::{open, InputKind};
+use passivity_lab::io::{regular_file_target, same_file, write_atomically_with};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -70,16 +70,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_output(&args)?;
     let mut model = load_model(&args.urdf, args.root)?;
     let factorization = factorization(&args, model.nv)?;
-    let text = std::fs::read_to_string(&args.input)
-        .with_context(|| format!("{}: cannot read", args.input.display()))?;
-    let input: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not valid JSON", args.input.display()))?;
-    let output = evaluate(&mut model, &input, &factorization)
-        .with_context(|| format!("{}", args.input.display()))?;
-    let bytes = serde_json::to_vec_pretty(&output)?;
-    write_atomically(&args.output, &bytes)
-        .with_context(|| format!("{}: cannot write", args.output.display()))?;
-    let n = output["samples"].as_array().map_or(0, Vec::len);
+    let input = open(&args.input, InputKind::EvalStates)?;
+    let n = write_atomically_with(&args.output, |out| {
+        evaluate_stream(&mut model, input, out, &factorization)
+    })
+    .map_err(|e| {
+        // Name the file the problem is in.
+        let file = match e {
+            EvalError::Write(_) => &args.output,
+            _ => &args.input,
+        };
+        anyhow::anyhow!("{}: {e}", file.display())
+    })?;
     eprintln!(
         "wrote {} ({n} samples, nv = {})",
         args.output.display(),

@@ -1,6 +1,6 @@
 //! Mesh files: finding them from a URDF and reading them into one triangle list.
 
-use crate::input::check_xml_depth;
+use crate::input::{check_xml_depth, read_bytes, InputKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,18 +40,19 @@ fn is_binary_stl(bytes: &[u8]) -> bool {
     }
 }
 
-/// Reads a mesh file with mesh-loader, merging its sub-meshes; COLLADA
-/// (XML) goes through the nesting check first.
+/// Reads a mesh file with mesh-loader, merging its sub-meshes. The file
+/// and any it references (an OBJ's materials) go through the input limits,
+/// and COLLADA (XML) through the nesting check.
 pub fn read_mesh(path: &Path) -> Result<MeshData, String> {
     let read = |p: &Path| -> std::io::Result<Vec<u8>> {
-        let bytes = std::fs::read(p)?;
+        let bytes = read_bytes(p, InputKind::Mesh).map_err(std::io::Error::other)?;
         if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("dae")) {
             check_xml_depth(&bytes, p).map_err(std::io::Error::other)?;
         }
         Ok(bytes)
     };
     let cannot = |e: std::io::Error| format!("{}: cannot read mesh: {e}", path.display());
-    let mut bytes = read(path).map_err(cannot)?;
+    let mut bytes = read(path).map_err(|e| e.to_string())?;
     let is_stl = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("stl"));

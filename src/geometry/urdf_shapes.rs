@@ -2,6 +2,7 @@
 //! the model's frames.
 
 use super::{resolve_mesh_path, MeshCache, Part, Shape};
+use crate::input::{read_text, InputKind};
 use crate::model::{parse_urdf, Model};
 use crate::spatial::{rpy_to_matrix, Transform, Vec3};
 use std::path::Path;
@@ -40,7 +41,7 @@ pub fn urdf_shapes(
     kind: GeometryKind,
     cache: &mut MeshCache,
 ) -> Result<UrdfShapes, String> {
-    let text = std::fs::read_to_string(urdf).map_err(|e| format!("{}: {e}", urdf.display()))?;
+    let text = read_text(urdf, InputKind::Urdf).map_err(|e| e.to_string())?;
     let robot = parse_urdf(&text, urdf).map_err(|e| e.to_string())?;
     let mut out = UrdfShapes::default();
     for link in &robot.links {

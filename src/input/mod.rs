@@ -1,19 +1,133 @@
-//! Input files are checked before parsing: XML nested no deeper than
-//! [`MAX_XML_DEPTH`] before any recursive parser sees it.
+//! Input files are read with a size limit: only regular files (never a
+//! device, pipe or folder), at most a documented number of bytes per kind,
+//! and XML nested no deeper than [`MAX_XML_DEPTH`] before any recursive
+//! parser sees it.
 
 mod xml_depth;
 
 pub use xml_depth::{check_xml_depth, MAX_XML_DEPTH};
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
-/// Why an input file was refused; each names the file.
+const MIB: u64 = 1 << 20;
+
+/// What an input file holds; each kind has its own size limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// A robot description (URDF): 64 MiB, a hundred times the largest
+    /// real robot description.
+    Urdf,
+    /// A scenario file (TOML): 1 MiB.
+    Scenario,
+    /// States to evaluate (reference-data JSON): 256 MiB.
+    EvalStates,
+    /// A mesh referenced by a URDF (STL, COLLADA, OBJ and its materials): 256 MiB.
+    Mesh,
+}
+
+impl InputKind {
+    /// The largest file accepted, in bytes.
+    pub const fn max_bytes(self) -> u64 {
+        match self {
+            InputKind::Urdf => 64 * MIB,
+            InputKind::Scenario => MIB,
+            InputKind::EvalStates => 256 * MIB,
+            InputKind::Mesh => 256 * MIB,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            InputKind::Urdf => "a robot description",
+            InputKind::Scenario => "a scenario",
+            InputKind::EvalStates => "an eval input",
+            InputKind::Mesh => "a mesh",
+        }
+    }
+}
+
+/// Why an input file was not read; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
+    #[error("{file}: cannot read file: {error}")]
+    Io {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{file}: not a regular file (a folder, device or pipe cannot be read as {what})")]
+    NotRegularFile { file: PathBuf, what: &'static str },
+    #[error("{file}: {size} bytes or more, larger than the {limit} bytes allowed for {what}")]
+    TooLarge {
+        file: PathBuf,
+        what: &'static str,
+        size: u64,
+        limit: u64,
+    },
     #[error("{file}: line {line}: XML elements nested deeper than {limit} levels; refused before parsing")]
     TooDeep {
         file: PathBuf,
         line: usize,
         limit: usize,
     },
+}
+
+/// `path` opened for reading, refused when it is not a regular file or is
+/// larger than `kind`'s limit; reading stops one byte past the limit, so a
+/// file that grows while it is read cannot hold more than the limit unseen.
+pub fn open(path: &Path, kind: InputKind) -> Result<std::io::Take<std::fs::File>, InputError> {
+    let io = |error| InputError::Io {
+        file: path.to_path_buf(),
+        error,
+    };
+    let not_regular = || InputError::NotRegularFile {
+        file: path.to_path_buf(),
+        what: kind.what(),
+    };
+    // Checked before opening: opening a pipe for reading blocks.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > kind.max_bytes() {
+        return Err(too_large(path, kind, meta.len()));
+    }
+    Ok(file.take(kind.max_bytes() + 1))
+}
+
+fn too_large(path: &Path, kind: InputKind, size: u64) -> InputError {
+    InputError::TooLarge {
+        file: path.to_path_buf(),
+        what: kind.what(),
+        size,
+        limit: kind.max_bytes(),
+    }
+}
+
+/// The bytes of `path`, with the checks of [`open`]. Memory stays bounded
+/// by the limit.
+pub fn read_bytes(path: &Path, kind: InputKind) -> Result<Vec<u8>, InputError> {
+    let mut file = open(path, kind)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|error| InputError::Io {
+            file: path.to_path_buf(),
+            error,
+        })?;
+    if bytes.len() as u64 > kind.max_bytes() {
+        return Err(too_large(path, kind, bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// The text of `path` (UTF-8), with the checks of [`read_bytes`].
+pub fn read_text(path: &Path, kind: InputKind) -> Result<String, InputError> {
+    String::from_utf8(read_bytes(path, kind)?).map_err(|e| InputError::Io {
+        file: path.to_path_buf(),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+    })
 }

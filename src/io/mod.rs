@@ -15,6 +15,15 @@ use std::path::{Path, PathBuf};
 /// `path` must be a regular file (a device, folder or pipe is never
 /// replaced); a symbolic link to one is written through.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// Like [`write_atomically`], with the content written by `write` as it is
+/// produced (buffered); the file appears only when `write` succeeds.
+pub fn write_atomically_with<T, E: From<std::io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> Result<T, E> {
     let path = &regular_file_target(path)?;
     let dir = path
         .parent()
@@ -29,10 +38,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        let value = write(&mut f)?;
+        let f = f.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        Ok(value)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

@@ -6,12 +6,7 @@ use std::path::PathBuf;
 /// Why a robot description could not be turned into a model.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("{file}: cannot read file: {error}")]
-    Io {
-        file: PathBuf,
-        error: std::io::Error,
-    },
-    /// Refused before parsing: nested too deep.
+    /// Not read: unreadable, not a regular file, too large or nested too deep.
     #[error(transparent)]
     Input(#[from] InputError),
     #[error("{file}: malformed URDF: {message}")]

@@ -2,7 +2,7 @@
 //! parent body, mimic tags ignored, every number validated.
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
-use crate::input::check_xml_depth;
+use crate::input::{check_xml_depth, read_text, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,10 +21,7 @@ impl Model {
     /// Loads a URDF file.
     pub fn from_urdf_file(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| ModelError::Io {
-            file: path.to_path_buf(),
-            error,
-        })?;
+        let text = read_text(path, InputKind::Urdf)?;
         Self::from_urdf_str(&text, path, root)
     }
 

@@ -24,6 +24,7 @@ use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
+use crate::input::{read_text, InputError, InputKind};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
 use crate::sim::{ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping};
 use crate::spatial::{Mat3, RigidInertia, Vec3};
@@ -33,11 +34,9 @@ use std::path::{Path, PathBuf};
 /// line and key.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("{file}: cannot read: {error}")]
-    Io {
-        file: PathBuf,
-        error: std::io::Error,
-    },
+    /// Not read: unreadable, not a regular file or too large.
+    #[error(transparent)]
+    Input(#[from] InputError),
     #[error("{file}:{line}:{column}: {message}")]
     Syntax {
         file: PathBuf,
@@ -93,10 +92,7 @@ impl Scenario {
     /// Reads and checks a scenario file.
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
-            file: path.to_path_buf(),
-            error,
-        })?;
+        let text = read_text(path, InputKind::Scenario)?;
         Scenario::parse(&text, path)
     }
 
