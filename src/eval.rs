@@ -7,10 +7,10 @@
 //! Jacobian rows are `[linear; angular]`.
 
 use crate::algorithms::{
-    aba, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian, frame_placement,
-    generalized_gravity, joint_torque_regressor, kinetic_energy, operational_space_inverse_inertia,
-    rnea, BodyFactorization, JacobianFrame, OperationalSpaceWorkspace, Workspace,
-    PARAMETERS_PER_BODY,
+    aba, check_dynamics_size, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian,
+    frame_placement, generalized_gravity, joint_torque_regressor, kinetic_energy,
+    operational_space_inverse_inertia, rnea, BodyFactorization, JacobianFrame,
+    OperationalSpaceWorkspace, TooManyDofs, Workspace, PARAMETERS_PER_BODY,
 };
 use crate::factorization::{diagnose, Factorization, FactorizationError};
 use crate::model::{Joint, Model};
@@ -39,6 +39,8 @@ pub enum EvalError {
     Field(String, &'static str),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
+    #[error("the robot has {0}")]
+    TooManyDofs(#[from] TooManyDofs),
     #[error("sample {sample}: {message}")]
     Sample { sample: usize, message: String },
     #[error("not valid JSON: {0}")]
@@ -212,6 +214,7 @@ impl<'m> Evaluator<'m> {
         joint_names: &[String],
         factorization: &'m Factorization,
     ) -> Result<Self, EvalError> {
+        check_dynamics_size(model)?;
         factorization.validate(model)?;
         let map = JointMap::new(model, joint_names)?;
         let nv = model.nv;

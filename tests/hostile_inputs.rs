@@ -265,3 +265,115 @@ fn a_streamed_eval_equals_the_in_memory_eval() {
     let err = evaluate_stream(&mut load(), late.as_bytes(), &mut Vec::new(), &f).unwrap_err();
     assert!(err.to_string().contains("joint_names"), "{err}");
 }
+
+/// A URDF of `links` links: a serial chain, or a star on the first link.
+fn many_links_urdf(links: usize, star: bool) -> String {
+    let mut text = String::from("<robot name=\"r\">\n");
+    for i in 0..links {
+        text += &format!(
+            "<link name=\"l{i}\"><inertial><origin xyz=\"0 0 0.1\" rpy=\"0 0 0\"/><mass value=\"1\"/>\
+             <inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.01\"/></inertial></link>\n"
+        );
+        if i > 0 {
+            let parent = if star { 0 } else { i - 1 };
+            text += &format!(
+                "<joint name=\"j{i}\" type=\"revolute\"><origin xyz=\"0 0 0.2\"/><parent link=\"l{parent}\"/>\
+                 <child link=\"l{i}\"/><axis xyz=\"0 1 0\"/></joint>\n"
+            );
+        }
+    }
+    text + "</robot>\n"
+}
+
+#[test]
+fn long_chains_and_stars_load_and_too_many_links_are_refused() {
+    use passivity_lab::model::MAX_URDF_LINKS;
+    for star in [false, true] {
+        let model =
+            Model::from_urdf_str(&many_links_urdf(2_000, star), "big.urdf", RootJoint::Free)
+                .unwrap();
+        assert_eq!((model.nbodies(), model.nv), (2_000, 6 + 1_999));
+        let deepest = model.support(model.nv - 1).len();
+        assert_eq!(deepest, if star { 7 } else { model.nv });
+    }
+    // The issue's 20,000 links: refused before parsing, naming the count.
+    let dir = scratch("links");
+    let path = dir.join("chain20k.urdf");
+    std::fs::write(&path, many_links_urdf(20_000, false)).unwrap();
+    let (code, err) = refused(&run(&["inspect", s(&path)]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("chain20k.urdf: 20000 links, more than the 10000"),
+        "{err}"
+    );
+    let at_limit = many_links_urdf(MAX_URDF_LINKS + 1, true);
+    let err = Model::from_urdf_str(&at_limit, "star.urdf", RootJoint::Fixed).unwrap_err();
+    assert!(
+        matches!(err, ModelError::TooMany { element: "link", count, .. } if count == MAX_URDF_LINKS + 1),
+        "{err:?}"
+    );
+}
+
+/// Model building is O(nv): supports are parent walks, not copied lists
+/// (a 100,000-body chain used to need 40 GB).
+#[test]
+fn a_model_of_100k_bodies_builds_in_linear_memory() {
+    use passivity_lab::model::{Body, Joint, JointLimits};
+    use passivity_lab::spatial::{RigidInertia, Transform, Vec3};
+    let n = 100_000;
+    let bodies: Vec<Body> = (0..n)
+        .map(|i: usize| Body {
+            name: format!("l{i}"),
+            joint_name: format!("j{i}"),
+            parent: i.checked_sub(1),
+            joint: Joint::Revolute {
+                axis: Vec3::new(0.0, 0.0, 1.0),
+            },
+            tree_placement: Transform::identity(),
+            inertia: RigidInertia::from_com(1.0, Vec3::zeros(), nalgebra::Matrix3::identity()),
+            q_index: 0,
+            v_index: 0,
+            limits: JointLimits::default(),
+        })
+        .collect();
+    let model = Model::new("chain", bodies, Vec::new());
+    let last: Vec<usize> = model.support(n - 1).collect();
+    assert_eq!(last.len(), n);
+    assert!(last.iter().rev().copied().eq(0..n));
+}
+
+#[test]
+fn robots_with_more_dofs_than_the_dynamics_handle_are_refused() {
+    use passivity_lab::algorithms::MAX_DYNAMICS_DOF;
+    let dir = scratch("dofs");
+    let urdf = dir.join("snake.urdf");
+    std::fs::write(&urdf, many_links_urdf(MAX_DYNAMICS_DOF + 2, false)).unwrap();
+    let scenario = dir.join("snake.toml");
+    std::fs::write(&scenario, one_joint_scenario("snake.urdf")).unwrap();
+    let input = dir.join("in.json");
+    std::fs::write(&input, "{\"joint_names\": [], \"samples\": []}").unwrap();
+    let out = dir.join("out.json");
+    let limit = format!(
+        "{} degrees of freedom, more than the {MAX_DYNAMICS_DOF}",
+        MAX_DYNAMICS_DOF + 1
+    );
+    for args in [
+        vec!["bench", "--model", s(&urdf)],
+        vec!["run", s(&scenario), "--out", s(&dir.join("results"))],
+        vec![
+            "eval",
+            "--urdf",
+            s(&urdf),
+            "--input",
+            s(&input),
+            "--output",
+            s(&out),
+        ],
+    ] {
+        let (code, err) = refused(&run(&args));
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(&limit), "{args:?}: {err}");
+    }
+    // inspect shows it.
+    assert!(run(&["inspect", s(&urdf)]).status.success());
+}

@@ -43,13 +43,13 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
         for c in own.clone() {
             let hc = ic.mul_motion(&axes[c]);
             let idot_c = ic.derivative(&axes[c]);
-            for &b in chain.iter() {
+            for b in chain.clone() {
                 let mut f = (idot_c.mul_motion(&axes[b]) + axes[b].cross_force(&hc)) * 0.5;
                 let same_body = own.contains(&b);
                 if same_body {
                     f += ic.mul_motion(&axes[c].cross(&axes[b]));
                 }
-                for &a in chain.iter() {
+                for a in chain.clone() {
                     let val = axes[a].dot(&f);
                     g[idx(a, c, b)] = val;
                     if !same_body {
@@ -59,16 +59,16 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
             }
         }
         // Group 3: a in e, c and b on strict ancestors (eq. 50).
-        let above = &chain[own.len()..];
+        let above = chain.clone().skip(own.len());
         for a in own.clone() {
             let ha = ic.mul_motion(&axes[a]);
             let idot_a = ic.derivative(&axes[a]);
-            for &b in above {
+            for b in above.clone() {
                 ws.dof_forces[b] = (axes[b].cross_force(&ha) - idot_a.mul_motion(&axes[b])) * 0.5;
             }
-            for &b in above {
+            for b in above.clone() {
                 let gb = ws.dof_forces[b];
-                for &cc in model.support(b) {
+                for cc in model.support(b) {
                     let val = axes[cc].dot(&gb);
                     g[idx(a, cc, b)] = val;
                     if model.dof_body[cc] != model.dof_body[b] {

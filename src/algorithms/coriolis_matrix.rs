@@ -62,12 +62,6 @@ fn algorithm1<const WITH_H: bool>(
         ws.composite_inertias[i] = inertia;
         ws.body_matrices[i] = b.matrix(&inertia, &vi);
     }
-    // Entries of speeds on different branches are zero; other code (torsion)
-    // may have written there, so this algorithm owns every entry of C.
-    for &(k, j) in model.unrelated_pairs() {
-        ws.coriolis[(k, j)] = 0.0;
-        ws.coriolis[(j, k)] = 0.0;
-    }
     // Lines 8-24: entries for body i and its ancestors, then composites.
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
@@ -77,7 +71,13 @@ fn algorithm1<const WITH_H: bool>(
             let f2 = ic.mul_motion(&ws.axes[j]);
             let f1 = ic.mul_motion(&ws.axes_dot[j]) + mul_motion(&bc, &ws.axes[j]);
             let f3 = tr_mul_motion(&bc, &ws.axes[j]);
-            for &kk in model.support(j) {
+            // Entries of speeds on other branches (the gaps between support
+            // speeds) are zero; other code (torsion) may have written there,
+            // so this algorithm owns every entry of C.
+            let mut above = j + 1;
+            for kk in model.support(j) {
+                zero_entries(&mut ws.coriolis, j, kk + 1..above);
+                above = kk;
                 let (phi, phi_dot) = (&ws.axes[kk], &ws.axes_dot[kk]);
                 let c_kj = phi.dot(&f1);
                 let c_jk = phi_dot.dot(&f2) + phi.dot(&f3);
@@ -91,10 +91,19 @@ fn algorithm1<const WITH_H: bool>(
                     ws.mass_matrix_dot[(j, kk)] = c_kj + c_jk;
                 }
             }
+            zero_entries(&mut ws.coriolis, j, 0..above);
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
             ws.body_matrices[p] += bc;
         }
+    }
+}
+
+/// Zeroes the entries (k, j) and (j, k) of `c` for the speeds k in `ks`.
+fn zero_entries(c: &mut DMatrix<f64>, j: usize, ks: std::ops::Range<usize>) {
+    for k in ks {
+        c[(k, j)] = 0.0;
+        c[(j, k)] = 0.0;
     }
 }

@@ -23,7 +23,7 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
             // H_kj = H_jk = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed k.
             let f = ic.mul_motion(&ws.axes[j]);
             let h = ws.mass_matrix.as_mut_slice();
-            for &k in model.support(j) {
+            for k in model.support(j) {
                 let v = ws.axes[k].dot(&f);
                 h[j * n + k] = v;
                 h[k * n + j] = v;

@@ -40,7 +40,7 @@ pub fn frame_jacobian<'w>(
         return &ws.jacobian;
     };
     let b = &model.bodies[body];
-    for &k in model.support(b.v_index + b.joint.nv() - 1) {
+    for k in model.support(b.v_index + b.joint.nv() - 1) {
         let phi = ws.axes[k];
         // Velocity of the body point at the frame origin: v_O + w x p.
         let mut ang = phi.ang;
@@ -95,7 +95,7 @@ pub fn frame_jacobian_time_derivative(
     let p = x.trans;
     let p_dot = vf.lin + w.cross(&p);
     let b = &model.bodies[body];
-    for &k in model.support(b.v_index + b.joint.nv() - 1) {
+    for k in model.support(b.v_index + b.joint.nv() - 1) {
         let (phi, phi_dot) = (ws.axes[k], ws.axes_dot[k]);
         let (mut ang, mut lin) = (phi.ang, phi.lin + phi.ang.cross(&p));
         let (mut ang_dot, mut lin_dot) = (

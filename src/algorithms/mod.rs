@@ -47,6 +47,27 @@ use crate::model::Model;
 use crate::spatial::{Force, Matrix6, Motion, RigidInertia, Transform};
 use nalgebra::{DMatrix, DVector};
 
+/// Most speeds a robot from user input may have for the dynamics (run,
+/// sweep, eval, bench, the app): a [`Workspace`] holds nv x nv matrices and
+/// the nv^3 Christoffel symbols (8 nv^3 bytes: 17 MB at 128), and a run
+/// holds several. Real robots have a few dozen.
+pub const MAX_DYNAMICS_DOF: usize = 128;
+
+/// A model with more speeds than [`MAX_DYNAMICS_DOF`].
+#[derive(Debug, thiserror::Error)]
+#[error("{nv} degrees of freedom, more than the {MAX_DYNAMICS_DOF} the dynamics handle (a workspace holds nv^3 Christoffel symbols)")]
+pub struct TooManyDofs {
+    pub nv: usize,
+}
+
+/// Refuses a model too large for the dynamics workspaces.
+pub fn check_dynamics_size(model: &Model) -> Result<(), TooManyDofs> {
+    if model.nv > MAX_DYNAMICS_DOF {
+        return Err(TooManyDofs { nv: model.nv });
+    }
+    Ok(())
+}
+
 /// Preallocated buffers for one model (Pinocchio's `Data`). Results of the
 /// algorithms are left in the public fields named in each function's doc.
 #[derive(Clone, Debug)]

@@ -74,7 +74,7 @@ pub fn joint_torque_regressor<'w>(
         let body = &model.bodies[i];
         for (p, col) in cols.iter().enumerate() {
             let f = x.act_force(col);
-            for &k in model.support(body.v_index + body.joint.nv() - 1) {
+            for k in model.support(body.v_index + body.joint.nv() - 1) {
                 ws.regressor[(k, PARAMETERS_PER_BODY * i + p)] = ws.axes[k].dot(&f);
             }
         }

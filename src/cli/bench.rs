@@ -4,9 +4,10 @@
 
 use super::{load_model, RootArg};
 use passivity_lab::algorithms::{
-    aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba,
-    operational_space_inverse_inertia, operational_space_inverse_inertia_dense, rnea,
-    BodyFactorization, OperationalSpaceWorkspace, Workspace,
+    aba, check_dynamics_size, christoffel_symbols, coriolis_matrix,
+    coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
+    operational_space_inverse_inertia_dense, rnea, BodyFactorization, OperationalSpaceWorkspace,
+    Workspace,
 };
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::model::{Joint, Model};
@@ -88,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
     let model = load_model(&args.model, args.root)?;
+    check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     let nv = model.nv;

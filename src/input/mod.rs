@@ -3,9 +3,9 @@
 //! and XML nested no deeper than [`MAX_XML_DEPTH`] before any recursive
 //! parser sees it.
 
-mod xml_depth;
+mod xml_scan;
 
-pub use xml_depth::{check_xml_depth, MAX_XML_DEPTH};
+pub use xml_scan::{check_xml_depth, count_top_level, MAX_XML_DEPTH};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,13 @@ pub enum ModelError {
     /// Not read: unreadable, not a regular file, too large or nested too deep.
     #[error(transparent)]
     Input(#[from] InputError),
+    #[error("{file}: {count} {element}s, more than the {limit} a robot description may have; refused before parsing")]
+    TooMany {
+        file: PathBuf,
+        element: &'static str,
+        count: usize,
+        limit: usize,
+    },
     #[error("{file}: malformed URDF: {message}")]
     Malformed { file: PathBuf, message: String },
     #[error("{file}: joint '{joint}' has type '{kind}', which is not supported (use revolute, continuous, prismatic or fixed; a free root is chosen with --root free)")]

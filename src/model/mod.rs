@@ -21,7 +21,7 @@ pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOption
 pub use error::ModelError;
 pub use joint::{Joint, JointLimits};
 pub(crate) use urdf::parse_urdf;
-pub use urdf::RootJoint;
+pub use urdf::{RootJoint, MAX_URDF_LINKS};
 
 use crate::spatial::{Mat3, RigidInertia, Transform, Vec3};
 
@@ -78,17 +78,93 @@ pub struct Model {
     pub nv: usize,
     /// For each speed index, the body it belongs to.
     pub dof_body: Vec<usize>,
-    /// Offsets into `support_list`: the support of speed k is
-    /// `support_list[support_start[k]..support_start[k + 1]]`.
-    support_start: Vec<usize>,
-    /// Concatenated supports (see [`Model::support`]).
-    support_list: Vec<usize>,
+    /// Speed supports (see [`Model::support`]) as parent walks: O(nv) memory.
+    supports: Supports,
     /// Whether each body's `tree_placement` is a pure translation, so that
     /// kinematics can skip a rotation product.
     tree_is_translation: Vec<bool>,
-    /// Speed pairs (k, j), k < j, on different branches (see [`Model::unrelated_pairs`]).
-    unrelated_pairs: Vec<(usize, usize)>,
 }
+
+/// The tree of speeds: each speed's parent speed, cut into runs of
+/// consecutive indices (a chain numbered depth first is one run), so that
+/// walking a support steps down by one inside a run and reads memory only
+/// where a run ends.
+#[derive(Clone, Debug)]
+struct Supports {
+    /// First (lowest) speed of the run that speed k belongs to.
+    run_start: Vec<usize>,
+    /// The parent speed of speed k (unused where k has none).
+    parent: Vec<usize>,
+    /// Number of speeds in the support of speed k (its depth + 1).
+    len: Vec<usize>,
+}
+
+impl Supports {
+    fn new(dof_parent: &[Option<usize>]) -> Self {
+        let nv = dof_parent.len();
+        let (mut run_start, mut parent, mut len) = (
+            Vec::with_capacity(nv),
+            Vec::with_capacity(nv),
+            Vec::with_capacity(nv),
+        );
+        for (k, p) in dof_parent.iter().enumerate() {
+            match *p {
+                Some(p) => {
+                    run_start.push(if p + 1 == k { run_start[p] } else { k });
+                    parent.push(p);
+                    len.push(len[p] + 1);
+                }
+                None => {
+                    run_start.push(k);
+                    parent.push(k);
+                    len.push(1);
+                }
+            }
+        }
+        Supports {
+            run_start,
+            parent,
+            len,
+        }
+    }
+}
+
+/// The support of a speed, in decreasing order (see [`Model::support`]).
+#[derive(Clone, Debug)]
+pub struct Support<'m> {
+    supports: &'m Supports,
+    next: usize,
+    /// Start of the run `next` is in.
+    run_start: usize,
+    remaining: usize,
+}
+
+impl Iterator for Support<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let k = self.next;
+        if k > self.run_start {
+            self.next = k - 1;
+        } else if self.remaining > 0 {
+            self.next = self.supports.parent[k];
+            self.run_start = self.supports.run_start[self.next];
+        }
+        Some(k)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for Support<'_> {}
 
 /// Standard gravity in world coordinates.
 pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
@@ -127,24 +203,11 @@ impl Model {
             nq += bodies[i].joint.nq();
             nv += bodies[i].joint.nv();
         }
-        let (mut support_start, mut support_list) = (vec![0], Vec::new());
-        for k in 0..nv {
-            let mut kk = Some(k);
-            while let Some(j) = kk {
-                support_list.push(j);
-                kk = dof_parent[j];
-            }
-            support_start.push(support_list.len());
-        }
+        let supports = Supports::new(&dof_parent);
         let tree_is_translation: Vec<bool> = bodies
             .iter()
             .map(|b| b.tree_placement.rot == Mat3::identity())
             .collect();
-        let mut unrelated_pairs = Vec::new();
-        for j in 0..nv {
-            let related = &support_list[support_start[j]..support_start[j + 1]];
-            unrelated_pairs.extend((0..j).filter(|k| !related.contains(k)).map(|k| (k, j)));
-        }
         Model {
             name: name.into(),
             bodies,
@@ -153,17 +216,9 @@ impl Model {
             nq,
             nv,
             dof_body,
-            support_start,
-            support_list,
+            supports,
             tree_is_translation,
-            unrelated_pairs,
         }
-    }
-
-    /// Speed pairs (k, j), k < j, whose bodies lie on different branches:
-    /// their entries of H, dH/dt and C* are zero (empty for a chain).
-    pub fn unrelated_pairs(&self) -> &[(usize, usize)] {
-        &self.unrelated_pairs
     }
 
     /// Whether body `i`'s tree placement has no rotation.
@@ -174,11 +229,17 @@ impl Model {
 
     /// The support of speed `k`: `k` itself, then every speed of the same
     /// body below `k` and of the ancestor bodies, in decreasing order (the
-    /// speeds whose motion moves speed k's axis). A flat slice, so the tree
-    /// recursions iterate it without chasing parent links.
+    /// speeds whose motion moves speed k's axis). Walked from O(nv) data,
+    /// in O(1) per speed.
     #[inline]
-    pub fn support(&self, k: usize) -> &[usize] {
-        &self.support_list[self.support_start[k]..self.support_start[k + 1]]
+    pub fn support(&self, k: usize) -> Support<'_> {
+        let s = &self.supports;
+        Support {
+            supports: s,
+            next: k,
+            run_start: s.run_start[k],
+            remaining: s.len[k],
+        }
     }
 
     /// Number of moving bodies.
@@ -228,5 +289,44 @@ impl Model {
             k = self.bodies[i].parent;
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The support walked from the bodies' parents, speed by speed.
+    fn walked(model: &Model, k: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let b = model.dof_body[k];
+        let first = model.bodies[b].v_index;
+        out.extend((first..=k).rev());
+        let mut parent = model.bodies[b].parent;
+        while let Some(p) = parent {
+            let body = &model.bodies[p];
+            out.extend((body.v_index..body.v_index + body.joint.nv()).rev());
+            parent = body.parent;
+        }
+        out
+    }
+
+    #[test]
+    fn supports_are_the_parent_walks() {
+        for (seed, free_root) in (0..40).map(|s| (s, s % 2 == 0)) {
+            let model = random_tree(
+                RandomTreeOptions {
+                    joints: 25,
+                    free_root,
+                    prismatic_probability: 0.2,
+                },
+                seed,
+            );
+            for k in 0..model.nv {
+                let support: Vec<usize> = model.support(k).collect();
+                assert_eq!(support, walked(&model, k), "seed {seed}, speed {k}");
+                assert_eq!(model.support(k).len(), support.len());
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! parent body, mimic tags ignored, every number validated.
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
-use crate::input::{check_xml_depth, read_text, InputKind};
+use crate::input::{check_xml_depth, count_top_level, read_text, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,10 +41,27 @@ impl Model {
     }
 }
 
+/// Most links, and most joints, a URDF may have: urdf-rs parses about
+/// 10,000 links a second (and needs ~15 kB each), so larger files are
+/// refused before parsing rather than loaded slowly.
+pub const MAX_URDF_LINKS: usize = 10_000;
+
 /// Parses URDF text with urdf-rs after checking its nesting depth (the
-/// parser recurses per level); `file` names the source in errors.
+/// parser recurses per level) and its number of links and joints;
+/// `file` names the source in errors.
 pub(crate) fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
     check_xml_depth(text.as_bytes(), file)?;
+    for element in ["link", "joint"] {
+        let count = count_top_level(text.as_bytes(), element);
+        if count > MAX_URDF_LINKS {
+            return Err(ModelError::TooMany {
+                file: file.to_path_buf(),
+                element,
+                count,
+                limit: MAX_URDF_LINKS,
+            });
+        }
+    }
     urdf_rs::read_from_string(text).map_err(|e| ModelError::Malformed {
         file: file.to_path_buf(),
         message: e.to_string(),

@@ -20,6 +20,7 @@ pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
 pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
 
+use crate::algorithms::check_dynamics_size;
 use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
@@ -251,6 +252,7 @@ impl Scenario {
             return Err(self.invalid("robot.gravity", "must be three finite numbers"));
         }
         model.gravity = Vec3::from(r.gravity);
+        check_dynamics_size(&model).map_err(|e| self.invalid("robot.urdf", e.to_string()))?;
         if model
             .bodies
             .iter()
