@@ -192,7 +192,7 @@ fn a_bad_environment_or_plant_is_refused_with_its_key() {
         ),
         (
             "[simulation]\nplant = \"rapier\"\n[[environment.boxes]]\ncenter = [0.0, 0.0, 0.0]\nsize = [1.0, -1.0, 1.0]\n",
-            "environment.boxes[0].size: needs three positive edge lengths",
+            "environment.boxes[0].size: the three edge lengths must be positive and at most 1e3 m",
         ),
         (
             "[simulation]\nplant = \"rapier\"\n[[environment.spheres]]\ncenter = [0.0, 0.0, 0.0]\nradius = 0.1\nrestitution = 2.0\n",

@@ -377,3 +377,163 @@ fn robots_with_more_dofs_than_the_dynamics_handle_are_refused() {
     // inspect shows it.
     assert!(run(&["inspect", s(&urdf)]).status.success());
 }
+
+/// The issue's obstacle: parry3d panicked (epa3.rs, index out of bounds).
+const HUGE_BOX: &str =
+    "[[environment.boxes]]\ncenter = [0.0, 0.0, 0.0]\nsize = [1e308, 1e308, 1e308]\n";
+
+/// The UR5 on the rapier plant for 50 ms with `environment` (TOML).
+fn ur5_rapier_scenario(environment: &str) -> String {
+    format!(
+        "name = \"ur5\"\n[robot]\nurdf = \"{}\"\n[controller]\nkind = \"pd_plus\"\nkp = 100.0\nkd = 10.0\n\
+         [reference]\nkind = \"hold\"\nq = [0.0, -1.0, 1.4, -1.5, -1.4, 0.2]\n\
+         [initial]\nq = [0.0, -1.0, 1.4, -1.5, -1.4, 0.2]\n\
+         [simulation]\nplant = \"rapier\"\nduration = 0.05\n{environment}\n[[variants]]\nname = \"a\"\n",
+        repo_path(UR5).display()
+    )
+}
+
+#[test]
+fn obstacles_out_of_range_or_too_many_are_refused_naming_the_key() {
+    use passivity_lab::scenario::Scenario;
+    use passivity_lab::sim::MAX_OBSTACLES;
+    let spheres =
+        |n: usize| "[[environment.spheres]]\ncenter = [0.5, 0.0, 0.3]\nradius = 0.2\n".repeat(n);
+    let cases = [
+        (
+            HUGE_BOX.to_string(),
+            "environment.boxes[0].size: the three edge lengths must be positive and at most 1e3 m",
+        ),
+        (
+            "[[environment.boxes]]\ncenter = [2e4, 0.0, 0.0]\nsize = [1.0, 1.0, 1.0]\n".to_string(),
+            "environment.boxes[0].center: must be finite and within 1e4 m of the origin",
+        ),
+        (
+            "[[environment.spheres]]\ncenter = [0.0, 0.0, 0.0]\nradius = 1e200\n".to_string(),
+            "environment.spheres[0].radius: the radius must be positive and at most 1e3 m",
+        ),
+        (
+            "[environment.ground]\nheight = -1e300\n".to_string(),
+            "environment.ground.height: must be finite and within 1e4 m",
+        ),
+        (
+            spheres(MAX_OBSTACLES + 1),
+            "environment.spheres: 0 boxes and 65 spheres: at most 64 obstacles in all",
+        ),
+    ];
+    for (environment, expected) in cases {
+        let text = ur5_rapier_scenario(&environment);
+        let err = Scenario::parse(&text, "env.toml")
+            .and_then(|s| s.variants().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("env.toml:") && err.contains(expected),
+            "{err}"
+        );
+    }
+    // At the limits it runs.
+    let text = ur5_rapier_scenario(
+        &(spheres(MAX_OBSTACLES - 1)
+            + "[[environment.boxes]]\ncenter = [0.0, 0.0, -1e4]\nsize = [1e3, 1e3, 1e3]\n"),
+    );
+    assert!(Scenario::parse(&text, "env.toml")
+        .unwrap()
+        .variants()
+        .is_ok());
+
+    // The issue's reproducer through the binary: a clean refusal, not a panic.
+    let dir = scratch("huge-box");
+    let path = dir.join("huge.toml");
+    std::fs::write(&path, ur5_rapier_scenario(HUGE_BOX)).unwrap();
+    let (code, err) = refused(&run(&["run", s(&path), "--out", s(&dir.join("out"))]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("environment.boxes[0].size"), "{err}");
+}
+
+/// A panic inside rapier or parry (here parry's EPA on a 1e308 box built
+/// through the library, which skips the scenario's checks) stops the run
+/// like a divergence instead of taking the process down.
+#[test]
+fn a_panic_inside_the_rapier_step_becomes_a_divergence() {
+    use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
+    use passivity_lab::scenario::Scenario;
+    use passivity_lab::sim::{BoxObstacle, Environment, RapierPlant};
+    let scenario = Scenario::parse(&ur5_rapier_scenario(""), "ur5.toml").unwrap();
+    let variant = scenario.variants().unwrap().remove(0);
+    let s = variant.simulation;
+    let mut plant = RapierPlant::new(&s.plant, &s.q, &s.v, 1e-3, 4).unwrap();
+    plant.add_environment(&Environment {
+        boxes: vec![BoxObstacle {
+            center: [0.0; 3],
+            size: [1e308; 3],
+            rpy: [0.0; 3],
+            friction: 0.8,
+            restitution: 0.0,
+        }],
+        ..Default::default()
+    });
+    let shapes = urdf_shapes(
+        &s.plant,
+        &repo_path(UR5),
+        GeometryKind::Collision,
+        &mut MeshCache::default(),
+    )
+    .unwrap();
+    plant.add_robot_shapes(&s.plant, &shapes.parts).unwrap();
+    let mut sim = s.with_rapier(plant);
+    let stop = (0..50)
+        .find_map(|_| sim.step().err())
+        .expect("the run stops");
+    assert!(
+        stop.reason
+            .starts_with("the rapier plant failed inside its step: "),
+        "{stop}"
+    );
+}
+
+#[test]
+fn robot_collision_shapes_beyond_a_kilometre_are_refused_naming_the_link() {
+    use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
+    use passivity_lab::sim::RapierPlant;
+    let dir = scratch("huge-part");
+    for (geometry, origin, expected) in [
+        (
+            r#"<box size="1e300 1 1"/>"#,
+            "0 0 0",
+            "box: 1e300 m across, more than the 1e3 m allowed",
+        ),
+        (
+            r#"<sphere radius="0.1"/>"#,
+            "1e5 0 0",
+            "sphere: its origin is farther than 1e4 m from the link",
+        ),
+    ] {
+        let urdf = dir.join("part.urdf");
+        std::fs::write(
+            &urdf,
+            format!(
+                r#"<robot name="r"><link name="base"/><link name="arm">
+  <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><origin xyz="{origin}"/><geometry>{geometry}</geometry></collision></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint></robot>"#
+            ),
+        )
+        .unwrap();
+        let model = Model::from_urdf_file(&urdf, RootJoint::Fixed).unwrap();
+        let parts = urdf_shapes(
+            &model,
+            &urdf,
+            GeometryKind::Collision,
+            &mut MeshCache::default(),
+        )
+        .unwrap()
+        .parts;
+        let mut plant = RapierPlant::new(&model, &[0.0], &[0.0], 1e-3, 4).unwrap();
+        let err = plant
+            .add_robot_shapes(&model, &parts)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("arm") && err.contains(expected), "{err}");
+    }
+}

@@ -21,8 +21,9 @@ mod environment;
 mod rapier_plant;
 
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
-
-pub use environment::{BoxObstacle, Environment, Ground, SphereObstacle};
+pub use environment::{
+    BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
+};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
@@ -517,8 +518,24 @@ impl Simulation {
             *e = e.advanced(dt, &power);
         }
         rapier.push(&self.disturbances.applied);
-        rapier.step(&self.held_tau);
-        rapier.read_state(&mut self.q, &mut self.v);
+        // A panic inside rapier or parry (some contact queries index out of
+        // bounds on degenerate geometry) stops the run like a divergence,
+        // keeping what was recorded; the plant is not stepped again.
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rapier.step(&self.held_tau);
+            rapier.read_state(&mut self.q, &mut self.v);
+        }));
+        if let Err(panic) = stepped {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            return Err(Divergence {
+                time: t,
+                reason: format!("the rapier plant failed inside its step: {message}"),
+            });
+        }
         add_scaled(&mut self.parameters, dt, &self.held_rate);
         self.controller.clamp_parameters(&mut self.parameters);
         let force = total_normal_force(rapier.contacts());

@@ -30,7 +30,7 @@
 //!   with the own RK4 plant to O(dt) (measured in tests/rapier_plant.rs).
 
 use super::disturbance::AppliedWrench;
-use super::environment::Environment;
+use super::environment::{Environment, MAX_POSITION, MAX_SHAPE_SIZE};
 use crate::geometry::{Part, Shape};
 use crate::model::{Joint, Model};
 use crate::spatial::{
@@ -193,7 +193,8 @@ fn shape_name(shape: &Shape) -> &'static str {
 }
 
 /// A collider for one URDF collision shape (cylinders along z); sizes
-/// must be positive and finite (rapier's broad phase cannot take NaN).
+/// must be positive and finite (rapier's broad phase cannot take NaN) and
+/// at most [`MAX_SHAPE_SIZE`], a mesh's scaled points as well.
 fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
     let along_z = rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
     let sizes: Vec<f64> = match shape {
@@ -207,6 +208,27 @@ fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
     if !sizes.iter().all(|x| x.is_finite() && *x > 0.0) {
         return Err(format!(
             "{shape_name}: sizes must be positive and finite, not {sizes:?}",
+            shape_name = shape_name(shape)
+        ));
+    }
+    // Largest coordinate magnitude; NaN (a mesh point) makes it NaN.
+    let extent = match shape {
+        Shape::Mesh { data, scale, .. } => data
+            .positions
+            .iter()
+            .flat_map(|p| (0..3).map(move |i| (p[i] as f64 * scale[i]).abs()))
+            .fold(0.0, |m: f64, x| {
+                if m.is_nan() || x.is_nan() {
+                    f64::NAN
+                } else {
+                    m.max(x)
+                }
+            }),
+        _ => sizes.iter().fold(0.0, |m: f64, x| m.max(*x)),
+    };
+    if extent.is_nan() || extent > MAX_SHAPE_SIZE {
+        return Err(format!(
+            "{shape_name}: {extent:e} m across, more than the {MAX_SHAPE_SIZE:e} m allowed",
             shape_name = shape_name(shape)
         ));
     }
@@ -424,6 +446,15 @@ impl RapierPlant {
                 return Err(RapierPlantError::Shape {
                     frame: frame.name.clone(),
                     why: format!("{}: its origin is not finite", shape_name(&part.shape)),
+                });
+            }
+            if o.trans.amax() > MAX_POSITION {
+                return Err(RapierPlantError::Shape {
+                    frame: frame.name.clone(),
+                    why: format!(
+                        "{}: its origin is farther than {MAX_POSITION:e} m from the link",
+                        shape_name(&part.shape)
+                    ),
                 });
             }
             let (shape, turn) =
