@@ -47,6 +47,8 @@ pub enum EvalError {
     Json(serde_json::Error),
     #[error("cannot write the output: {0}")]
     Write(#[from] std::io::Error),
+    #[error("sample {sample}: {quantity} is not finite (the state or the torsion is too large for f64 arithmetic)")]
+    NonFinite { sample: usize, quantity: String },
     #[error("sample {sample}: '{field}' must be {expected} finite numbers")]
     BadVector {
         sample: usize,
@@ -377,7 +379,38 @@ impl<'m> Evaluator<'m> {
             }
             out.insert("frames".into(), Value::Object(out_frames));
         }
-        Ok(Value::Object(out))
+        let out = Value::Object(out);
+        match non_finite_at(&out) {
+            Some(quantity) => Err(EvalError::NonFinite {
+                sample: s,
+                quantity,
+            }),
+            None => Ok(out),
+        }
+    }
+}
+
+/// Where the first non-finite number of a sample's output is, as a path
+/// like `coriolis_matrix[0][2]` or `frames.tool0.position[1]` (serde_json
+/// writes NaN and infinities as null, and the output has no other null).
+fn non_finite_at(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => Some(String::new()),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| non_finite_at(x).map(|p| format!("[{i}]{p}"))),
+        Value::Object(m) => m.iter().find_map(|(k, x)| {
+            non_finite_at(x).map(|p| {
+                let sep = if p.starts_with('[') || p.is_empty() {
+                    ""
+                } else {
+                    "."
+                };
+                format!("{k}{sep}{p}")
+            })
+        }),
+        _ => None,
     }
 }
 

@@ -537,3 +537,58 @@ fn robot_collision_shapes_beyond_a_kilometre_are_refused_naming_the_link() {
         assert!(err.contains("arm") && err.contains(expected), "{err}");
     }
 }
+
+#[test]
+fn non_finite_eval_results_are_errors_naming_the_sample_and_quantity() {
+    use serde_json::{json, Value};
+    let dir = scratch("non-finite");
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_path("tests/fixtures/reference/ur5.json")).unwrap(),
+    )
+    .unwrap();
+    let state = |v0: f64| {
+        let sample = &reference["samples"][0];
+        let mut v = sample["v"].clone();
+        v[0] = json!(v0);
+        json!({"q": sample["q"], "v": v, "a": sample["a"]})
+    };
+    let input = dir.join("in.json");
+    let out = dir.join("out.json");
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--urdf",
+            UR5,
+            "--input",
+            s(&input),
+            "--output",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    // Sample 1 overflows: v[0] = 1e308 squared in the Coriolis terms.
+    let text =
+        json!({"joint_names": reference["joint_names"], "samples": [state(0.5), state(1e308)]});
+    std::fs::write(&input, text.to_string()).unwrap();
+    let (code, err) = refused(&eval(&[]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("in.json: sample 1: ") && err.contains(" is not finite"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    // A finite but huge torsion strength.
+    let text = json!({"joint_names": reference["joint_names"], "samples": [state(0.5)]});
+    std::fs::write(&input, text.to_string()).unwrap();
+    let (code, err) = refused(&eval(&["--factorization", "torsion", "--beta", "1e308"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("sample 0: coriolis_force[0] is not finite"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    // The same states with finite results are written.
+    assert!(eval(&[]).status.success());
+    assert!(out.exists());
+}
