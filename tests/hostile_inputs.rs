@@ -592,3 +592,33 @@ fn non_finite_eval_results_are_errors_naming_the_sample_and_quantity() {
     assert!(eval(&[]).status.success());
     assert!(out.exists());
 }
+
+/// Found by the fuzzer: Solo-12 on the rapier plant with an initial joint
+/// angle of 1.8e308 ran until killed. An initial state beyond the
+/// simulation's blow-up magnitude is refused naming the key.
+#[test]
+fn an_initial_state_beyond_the_blow_up_magnitude_is_refused() {
+    use passivity_lab::scenario::Scenario;
+    for (initial, key) in [
+        (
+            "q = [1.7976931348623157e308, -1.0, 1.4, -1.5, -1.4, 0.2]",
+            "initial.q",
+        ),
+        ("v = [0.0, 2e8, 0.0, 0.0, 0.0, 0.0]", "initial.v"),
+    ] {
+        let text = ur5_rapier_scenario("").replace(
+            "[initial]\nq = [0.0, -1.0, 1.4, -1.5, -1.4, 0.2]",
+            &format!("[initial]\n{initial}"),
+        );
+        let err = Scenario::parse(&text, "init.toml")
+            .and_then(|s| s.variants().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "{key}: needs 6 finite numbers of magnitude at most 1e8"
+            )),
+            "{err}"
+        );
+    }
+}

@@ -27,7 +27,9 @@ use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
 use crate::input::{read_text, InputError, InputKind};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
-use crate::sim::{ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping};
+use crate::sim::{
+    ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping, BLOW_UP,
+};
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -866,13 +868,14 @@ impl Scenario {
                 ))
             }
         };
+        // A state beyond the simulation's blow-up magnitude would stop the
+        // run at once (and rapier's joints wrap angles by repeated 2 pi).
+        let in_range = |x: &Vec<f64>| x.iter().all(|a| a.is_finite() && a.abs() <= BLOW_UP);
+        let numbers =
+            |n: usize| format!("needs {n} finite numbers of magnitude at most {BLOW_UP:e}");
         let q0 = match &f.initial.q {
-            Some(q) if q.len() == nominal.nq && q.iter().all(|x| x.is_finite()) => q.clone(),
-            Some(_) => {
-                return Err(
-                    self.invalid("initial.q", format!("needs {} finite numbers", nominal.nq))
-                )
-            }
+            Some(q) if q.len() == nominal.nq && in_range(q) => q.clone(),
+            Some(_) => return Err(self.invalid("initial.q", numbers(nominal.nq))),
             None => nominal.neutral_configuration(),
         };
         let v0 = match (&f.initial.v, &f.initial.task_velocity) {
@@ -882,14 +885,8 @@ impl Scenario {
                     "give either v or task_velocity, not both",
                 ))
             }
-            (Some(v), None) if v.len() == nominal.nv && v.iter().all(|x| x.is_finite()) => {
-                v.clone()
-            }
-            (Some(_), None) => {
-                return Err(
-                    self.invalid("initial.v", format!("needs {} finite numbers", nominal.nv))
-                )
-            }
+            (Some(v), None) if v.len() == nominal.nv && in_range(v) => v.clone(),
+            (Some(_), None) => return Err(self.invalid("initial.v", numbers(nominal.nv))),
             (None, Some(x_dot)) => self.task_velocity(&nominal, &q0, x_dot)?,
             (None, None) => vec![0.0; nominal.nv],
         };

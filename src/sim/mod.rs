@@ -127,7 +127,7 @@ pub struct Divergence {
 }
 
 /// Magnitude beyond which a state is considered blown up.
-const BLOW_UP: f64 = 1e8;
+pub const BLOW_UP: f64 = 1e8;
 
 /// One recorded instant.
 #[derive(Clone, Debug, PartialEq)]

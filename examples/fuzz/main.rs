@@ -1,0 +1,364 @@
+//! A mutation fuzzer for the input side of the `passivity-lab` binary:
+//! it mutates the repository's URDFs, scenarios and reference states, runs
+//! the built binary on each (`inspect`, `eval`, `run`) with a time and
+//! memory limit, classifies the outcome, and saves every panic, signal,
+//! hang or unexpected exit code into the corpus folder with the command
+//! that reproduces it.
+//!
+//! ```sh
+//! cargo build --release --no-default-features --bin passivity-lab --example fuzz
+//! nice target/release/examples/fuzz --seconds 600
+//! ```
+//!
+//! Outcomes: `ok` (exit 0), `refused` (exit 1 or 2, a clean error), `panic`
+//! (exit 101), `signal` (killed: stack overflow, abort on allocation
+//! failure), `hang` (past `--timeout`), `other` (any other exit code).
+//! A corpus entry is a folder `<outcome>-<kind>-<hash>` holding the inputs,
+//! `cmd.txt` (the arguments, one per line; `{dir}` is the entry's folder,
+//! `{repo}` the repository) and `stderr.txt`.
+
+mod mutate;
+mod seeds;
+
+use clap::Parser;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use seeds::{Kind, Seeds};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(about = "Mutation fuzzer for passivity-lab's inputs")]
+struct Args {
+    /// The headless binary to run.
+    #[arg(long, default_value = "target/release/passivity-lab")]
+    binary: PathBuf,
+    /// Total time budget in seconds.
+    #[arg(long)]
+    seconds: u64,
+    /// Time limit of one run in seconds; a run past it is a hang.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Address-space limit of one run in MiB (growing past it aborts).
+    #[arg(long, default_value_t = 4096)]
+    memory_mib: u64,
+    /// Where findings are saved.
+    #[arg(long, default_value = "fuzz/corpus")]
+    corpus: PathBuf,
+    /// Random seed (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The repository: seeds, robots and reference states.
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Outcome {
+    Ok,
+    Refused,
+    Panic,
+    Signal,
+    Hang,
+    Other,
+}
+
+impl Outcome {
+    fn name(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Refused => "refused",
+            Outcome::Panic => "panic",
+            Outcome::Signal => "signal",
+            Outcome::Hang => "hang",
+            Outcome::Other => "other",
+        }
+    }
+
+    fn is_finding(self) -> bool {
+        !matches!(self, Outcome::Ok | Outcome::Refused)
+    }
+}
+
+/// One generated case: its files (name, content) and its arguments, with
+/// `{dir}` and `{repo}` still to substitute.
+struct Case {
+    kind: Kind,
+    files: Vec<(String, Vec<u8>)>,
+    args: Vec<String>,
+}
+
+fn root_args(free: bool) -> [String; 2] {
+    ["--root".into(), if free { "free" } else { "fixed" }.into()]
+}
+
+fn repo_relative(path: &Path, repo: &Path) -> String {
+    let rel = path.strip_prefix(repo).unwrap_or(path);
+    format!("{{repo}}/{}", rel.display())
+}
+
+/// A random case: a mutated input and a command that reads it.
+fn generate(rng: &mut SmallRng, seeds: &Seeds, repo: &Path) -> Case {
+    let kind = [Kind::Urdf, Kind::Scenario, Kind::Eval][rng.random_range(0..3)];
+    let pool = seeds.of(kind);
+    let index = rng.random_range(0..pool.len());
+    let input = mutate::mutate(rng, &pool[index], pool);
+    let name = format!("input.{}", kind.extension());
+    let mut files = vec![(name.clone(), input)];
+    let s = |x: &str| x.to_string();
+    let args = match kind {
+        Kind::Urdf => {
+            let robot = &seeds.robots[index];
+            let urdf = s("{dir}/input.urdf");
+            match (rng.random_range(0..3u8), &robot.scenario) {
+                (1, _) => {
+                    let mut a = vec![s("eval"), s("--urdf"), urdf];
+                    a.extend(root_args(robot.free_root));
+                    a.extend([
+                        s("--input"),
+                        repo_relative(&robot.states, repo),
+                        s("--output"),
+                        s("{dir}/out.json"),
+                    ]);
+                    a
+                }
+                (2, Some(scenario)) => {
+                    let original = robot.urdf.display().to_string();
+                    let text = scenario.replace(&original, "input.urdf");
+                    files.push((s("scenario.toml"), text.into_bytes()));
+                    vec![
+                        s("run"),
+                        s("{dir}/scenario.toml"),
+                        s("--out"),
+                        s("{dir}/out"),
+                    ]
+                }
+                _ => {
+                    let mut a = vec![s("inspect"), urdf];
+                    a.extend(root_args(rng.random_bool(0.5)));
+                    a
+                }
+            }
+        }
+        Kind::Scenario => vec![s("run"), s("{dir}/input.toml"), s("--out"), s("{dir}/out")],
+        Kind::Eval => {
+            let robot = &seeds.robots[index];
+            let mut a = vec![s("eval"), s("--urdf"), repo_relative(&robot.urdf, repo)];
+            a.extend(root_args(robot.free_root));
+            a.extend([
+                s("--input"),
+                s("{dir}/input.json"),
+                s("--output"),
+                s("{dir}/out.json"),
+            ]);
+            if rng.random_bool(0.3) {
+                let f = ["christoffel", "classic", "alternate", "torsion"][rng.random_range(0..4)];
+                a.extend([s("--factorization"), s(f)]);
+                if f == "torsion" || rng.random_bool(0.1) {
+                    let beta = ["-5", "0", "1e308", "-1e300", "1e-300", "nan", "inf", "7"];
+                    a.extend([s("--beta"), s(beta[rng.random_range(0..beta.len())])]);
+                }
+            }
+            a
+        }
+    };
+    Case { kind, files, args }
+}
+
+fn substitute(args: &[String], dir: &Path, repo: &Path) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            a.replace("{dir}", &dir.display().to_string())
+                .replace("{repo}", &repo.display().to_string())
+        })
+        .collect()
+}
+
+/// Runs the binary under a memory limit, killing it at the timeout.
+fn execute(args: &Args, run_args: &[String], dir: &Path) -> (Outcome, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let stderr_path = dir.join(".stderr");
+    let spawned = std::fs::File::create(&stderr_path).and_then(|stderr| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && exec \"$0\" \"$@\"",
+                args.memory_mib * 1024
+            ))
+            .arg(&args.binary)
+            .args(run_args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+    });
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => return (Outcome::Other, format!("cannot start: {e}")),
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let stderr = std::fs::read(&stderr_path).unwrap_or_default();
+    let tail = String::from_utf8_lossy(&stderr[stderr.len().saturating_sub(4096)..]).into_owned();
+    let outcome = match status {
+        None => Outcome::Hang,
+        Some(s) if s.signal().is_some() => Outcome::Signal,
+        Some(s) => match s.code() {
+            Some(0) => Outcome::Ok,
+            Some(1 | 2) => Outcome::Refused,
+            Some(101) => Outcome::Panic,
+            _ => Outcome::Other,
+        },
+    };
+    (outcome, tail)
+}
+
+/// Saves a finding; returns its folder, or `None` when already saved.
+fn save(
+    args: &Args,
+    case: &Case,
+    outcome: Outcome,
+    stderr: &str,
+) -> std::io::Result<Option<PathBuf>> {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    case.files.hash(&mut hasher);
+    case.args.hash(&mut hasher);
+    let dir = args.corpus.join(format!(
+        "{}-{}-{:016x}",
+        outcome.name(),
+        case.kind.name(),
+        hasher.finish()
+    ));
+    if dir.exists() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(&dir)?;
+    for (name, bytes) in &case.files {
+        std::fs::write(dir.join(name), bytes)?;
+    }
+    std::fs::write(dir.join("cmd.txt"), case.args.join("\n") + "\n")?;
+    std::fs::write(dir.join("stderr.txt"), stderr)?;
+    Ok(Some(dir))
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = Args::parse();
+    // Runs start in their own folder.
+    args.binary = match std::fs::canonicalize(&args.binary) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{}: {e} (build it first)", args.binary.display());
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let repo = match std::fs::canonicalize(&args.repo) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{}: {e}", args.repo.display());
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let seeds = match Seeds::load(&repo) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cannot load the seeds: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let work = std::env::temp_dir().join(format!("passivity-lab-fuzz-{}", std::process::id()));
+    let start = Instant::now();
+    let budget = Duration::from_secs(args.seconds);
+    let mut counts: BTreeMap<(Kind, Outcome), usize> = BTreeMap::new();
+    let mut last_report = Instant::now();
+    println!(
+        "fuzzing {} for {} s (seed {seed})",
+        args.binary.display(),
+        args.seconds
+    );
+    while start.elapsed() < budget {
+        let case = generate(&mut rng, &seeds, &repo);
+        let _ = std::fs::remove_dir_all(&work);
+        if let Err(e) = std::fs::create_dir_all(&work).and_then(|()| {
+            case.files
+                .iter()
+                .try_for_each(|(name, bytes)| std::fs::write(work.join(name), bytes))
+        }) {
+            eprintln!("{}: {e}", work.display());
+            return std::process::ExitCode::from(2);
+        }
+        let run_args = substitute(&case.args, &work, &repo);
+        let (outcome, stderr) = execute(&args, &run_args, &work);
+        *counts.entry((case.kind, outcome)).or_default() += 1;
+        if outcome.is_finding() {
+            match save(&args, &case, outcome, &stderr) {
+                Ok(Some(dir)) => println!(
+                    "{}: {} ({})",
+                    outcome.name(),
+                    dir.display(),
+                    stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+                ),
+                Ok(None) => {}
+                Err(e) => eprintln!("cannot save a finding: {e}"),
+            }
+        }
+        if last_report.elapsed() > Duration::from_secs(60) {
+            last_report = Instant::now();
+            println!(
+                "{:.0} s: {} runs",
+                start.elapsed().as_secs_f64(),
+                counts.values().sum::<usize>()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let total: usize = counts.values().sum();
+    println!("\n{total} runs in {:.0} s", start.elapsed().as_secs_f64());
+    println!(
+        "{:<10} {:>8} {:>8} {:>7} {:>7} {:>6} {:>6}",
+        "kind", "ok", "refused", "panic", "signal", "hang", "other"
+    );
+    for kind in [Kind::Urdf, Kind::Scenario, Kind::Eval] {
+        let n = |o| counts.get(&(kind, o)).copied().unwrap_or(0);
+        println!(
+            "{:<10} {:>8} {:>8} {:>7} {:>7} {:>6} {:>6}",
+            kind.name(),
+            n(Outcome::Ok),
+            n(Outcome::Refused),
+            n(Outcome::Panic),
+            n(Outcome::Signal),
+            n(Outcome::Hang),
+            n(Outcome::Other)
+        );
+    }
+    let findings: usize = counts
+        .iter()
+        .filter(|((_, o), _)| o.is_finding())
+        .map(|(_, n)| n)
+        .sum();
+    if findings > 0 {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
