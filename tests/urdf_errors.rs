@@ -1196,3 +1196,17 @@ fn mutated_real_robots_never_panic() {
         "{ok} {malformed} {typed}"
     );
 }
+
+/// An empty `<texture />` in a material (iCub's and Romeo's URDFs in
+/// example-robot-data) carries nothing and does not stop the loader.
+#[test]
+fn empty_textures_are_ignored() {
+    let text = robot(&[
+        r#"<material name="m"><color rgba="1 1 1 1"/><texture /></material>"#.to_string(),
+        link("a"),
+        link("b"),
+        joint("j", "revolute", "a", "b"),
+    ]);
+    let model = Model::from_urdf_str(&text, FILE, RootJoint::Fixed).unwrap();
+    assert_eq!(model.nv, 1);
+}

@@ -62,7 +62,14 @@ pub(crate) fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, Mode
             });
         }
     }
-    urdf_rs::read_from_string(text).map_err(|e| ModelError::Malformed {
+    // urdf-rs requires a filename on <texture>; the empty <texture /> that
+    // some exporters write (iCub's, Romeo's) carries nothing.
+    let text = if text.contains("<texture />") || text.contains("<texture/>") {
+        std::borrow::Cow::Owned(text.replace("<texture />", "").replace("<texture/>", ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    urdf_rs::read_from_string(&text).map_err(|e| ModelError::Malformed {
         file: file.to_path_buf(),
         message: e.to_string(),
     })
