@@ -51,6 +51,10 @@ pub struct Desired {
     pub a: Vec<f64>,
 }
 
+/// Largest magnitude of a reference's numbers: a desired joint value
+/// beyond it is one the simulation would count as blown up.
+pub const MAX_COEFFICIENT: f64 = 1e8;
+
 impl Reference {
     /// Number of joints the reference describes.
     pub fn len(&self) -> usize {
@@ -69,7 +73,11 @@ impl Reference {
     /// Checks that the reference describes `n` joints with finite numbers
     /// (and, for minimum jerk, a positive duration); says what is wrong.
     pub fn validate(&self, n: usize) -> Result<(), String> {
-        let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+        // Finite and at most MAX_COEFFICIENT in magnitude.
+        let finite = |x: &[f64]| {
+            x.iter()
+                .all(|v| v.is_finite() && v.abs() <= MAX_COEFFICIENT)
+        };
         let problem = match self {
             Reference::Terms { joints } if joints.len() != n => Some(format!(
                 "has {} joints but the robot has {n} degrees of freedom",
@@ -78,20 +86,20 @@ impl Reference {
             Reference::Terms { joints } => joints
                 .iter()
                 .position(|j| {
-                    !(j.offset.is_finite()
-                        && j.rate.is_finite()
-                        && j.sines.iter().all(|s| {
-                            s.amplitude.is_finite()
-                                && s.frequency.is_finite()
-                                && s.phase.is_finite()
-                        }))
+                    !(finite(&[j.offset, j.rate])
+                        && j.sines
+                            .iter()
+                            .all(|s| finite(&[s.amplitude, s.frequency, s.phase])))
                 })
-                .map(|i| format!("joint {i} has a number that is not finite")),
+                .map(|i| {
+                    format!("joint {i} has a number that is not finite or exceeds {MAX_COEFFICIENT:e} in magnitude")
+                }),
             Reference::Hold { q } if q.len() != n => Some(format!(
                 "q has {} entries but the robot has {n} degrees of freedom",
                 q.len()
             )),
-            Reference::Hold { q } => (!finite(q)).then(|| "q must be finite".to_string()),
+            Reference::Hold { q } => (!finite(q))
+                .then(|| format!("q must be finite and at most {MAX_COEFFICIENT:e} in magnitude")),
             Reference::MinimumJerk {
                 from,
                 to,
@@ -105,7 +113,9 @@ impl Reference {
                         to.len()
                     ))
                 } else if !(finite(from) && finite(to) && start.is_finite()) {
-                    Some("from, to and start must be finite".to_string())
+                    Some(format!(
+                        "from, to and start must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
+                    ))
                 } else if !(duration.is_finite() && *duration > 0.0) {
                     Some("duration must be a positive number of seconds".to_string())
                 } else {
