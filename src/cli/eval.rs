@@ -2,6 +2,7 @@
 //! the reference-data format.
 
 use super::{load_model, RootArg};
+use anyhow::Context;
 use passivity_lab::eval::{evaluate_stream, EvalError};
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::input::{open, InputKind};

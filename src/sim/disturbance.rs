@@ -221,7 +221,7 @@ impl Disturbances {
                 } => {
                     // The point's velocity: sum of the supporting columns
                     // of its Jacobian, Phi_k.lin + Phi_k.ang x p.
-                    let p_dot = support.iter().fold(Vec3::zeros(), |acc, &k| {
+                    let p_dot = support.clone().fold(Vec3::zeros(), |acc, k| {
                         let phi = ws.axes[k];
                         acc + (phi.lin + phi.ang.cross(&p)) * v[k]
                     });
@@ -231,7 +231,7 @@ impl Disturbances {
                 }
             };
             let moment = torque + p.cross(&force);
-            for &k in support {
+            for k in support {
                 let phi = ws.axes[k];
                 self.tau[k] += phi.ang.dot(&moment) + phi.lin.dot(&force);
             }
