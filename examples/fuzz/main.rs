@@ -229,8 +229,11 @@ fn execute(args: &Args, run_args: &[String], dir: &Path) -> (Outcome, String) {
 }
 
 /// Saves a finding; returns its folder, or `None` when already saved.
+/// Inside the repository, the inputs name the repository's files by
+/// relative paths, so that the entry replays from any checkout.
 fn save(
     args: &Args,
+    repo: &Path,
     case: &Case,
     outcome: Outcome,
     stderr: &str,
@@ -248,7 +251,16 @@ fn save(
         return Ok(None);
     }
     std::fs::create_dir_all(&dir)?;
+    let up = std::fs::canonicalize(&dir)?
+        .strip_prefix(repo)
+        .map(|rel| "../".repeat(rel.components().count()))
+        .ok();
+    let absolute = format!("\"{}/", repo.display());
     for (name, bytes) in &case.files {
+        let bytes = match (std::str::from_utf8(bytes), &up) {
+            (Ok(text), Some(up)) => text.replace(&absolute, &format!("\"{up}")).into_bytes(),
+            _ => bytes.clone(),
+        };
         std::fs::write(dir.join(name), bytes)?;
     }
     std::fs::write(dir.join("cmd.txt"), case.args.join("\n") + "\n")?;
@@ -311,7 +323,7 @@ fn main() -> std::process::ExitCode {
         let (outcome, stderr) = execute(&args, &run_args, &work);
         *counts.entry((case.kind, outcome)).or_default() += 1;
         if outcome.is_finding() {
-            match save(&args, &case, outcome, &stderr) {
+            match save(&args, &repo, &case, outcome, &stderr) {
                 Ok(Some(dir)) => println!(
                     "{}: {} ({})",
                     outcome.name(),
