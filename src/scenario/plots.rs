@@ -40,11 +40,20 @@ struct Line {
     dashed: bool,
 }
 
+/// Largest magnitude a plot axis shows: plotters' key-point search never
+/// returns on ranges near f64::MAX, so larger values are left out (as
+/// non-finite ones are).
+const PLOTTABLE: f64 = 1e100;
+
+fn plottable(&(x, y): &(f64, f64)) -> bool {
+    x.abs() <= PLOTTABLE && y.abs() <= PLOTTABLE
+}
+
 fn bounds(lines: &[Line]) -> ((f64, f64), (f64, f64)) {
     let pts = lines
         .iter()
         .flat_map(|l| l.points.iter())
-        .filter(|(x, y)| x.is_finite() && y.is_finite());
+        .filter(|p| plottable(p));
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
@@ -84,10 +93,11 @@ fn panel(
         .draw()?;
     for l in lines {
         let style = ShapeStyle::from(&l.colour).stroke_width(2);
+        let points = l.points.iter().copied().filter(plottable);
         let series = if l.dashed {
-            chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 6, 4, style))?
+            chart.draw_series(DashedLineSeries::new(points, 6, 4, style))?
         } else {
-            chart.draw_series(LineSeries::new(l.points.iter().copied(), style))?
+            chart.draw_series(LineSeries::new(points, style))?
         };
         if !l.label.is_empty() {
             let c = l.colour;
