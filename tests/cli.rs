@@ -2,20 +2,10 @@
 
 mod common;
 
-use common::repo_path;
+use common::{repo_path, run, UR5};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Command, Output};
-
-const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
-        .args(args)
-        .current_dir(repo_path(""))
-        .output()
-        .expect("binary runs")
-}
 
 fn text(o: &Output) -> (String, String) {
     (

@@ -5,21 +5,11 @@
 
 mod common;
 
-use common::repo_path;
+use common::{repo_path, run, UR5};
 use passivity_lab::input::{InputError, MAX_XML_DEPTH};
 use passivity_lab::model::{Model, ModelError, RootJoint};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
-        .args(args)
-        .current_dir(repo_path(""))
-        .output()
-        .expect("binary runs")
-}
 
 /// Exit code and stderr; fails the test on a signal or a panic.
 fn refused(o: &Output) -> (i32, String) {
