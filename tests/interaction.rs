@@ -280,3 +280,180 @@ fn bad_disturbances_are_refused_naming_the_key() {
         assert!(err.contains(key), "{to}: {err}");
     }
 }
+
+/// A live session (drags on all variants and on one, the joint target
+/// moved through inverse kinematics, the task target moved) recorded into
+/// the scenario file and replayed headless from it: the replay equals the
+/// live run to 1e-9 (issue 13, "record and replay").
+mod live_interaction {
+    use super::common::repo_path;
+    use passivity_lab::algorithms::{forward_kinematics, frame_placement, position_ik, Workspace};
+    use passivity_lab::scenario::interaction::{
+        drag_begin, drag_end, drag_move, move_joint_target, move_task_target, DragStart, LiveLoop,
+    };
+    use passivity_lab::scenario::Scenario;
+    use passivity_lab::sim::Simulation;
+    use passivity_lab::spatial::Vec3;
+
+    /// Steps `sims` `steps` times; their states after each step.
+    fn step_all(sims: &mut [(String, Simulation)], steps: usize, log: &mut Vec<Vec<f64>>) {
+        for _ in 0..steps {
+            for (_, s) in sims.iter_mut() {
+                s.step().unwrap();
+                log.push(s.q.iter().chain(&s.v).copied().collect());
+            }
+        }
+    }
+
+    fn loops(sims: &mut [(String, Simulation)]) -> Vec<LiveLoop<'_>> {
+        sims.iter_mut()
+            .map(|(name, sim)| LiveLoop { name, sim })
+            .collect()
+    }
+
+    fn replay(
+        scenario: &Scenario,
+        file: passivity_lab::scenario::ScenarioFile,
+        steps: usize,
+    ) -> Vec<Vec<f64>> {
+        let replayed = Scenario::from_file(file, &scenario.path).unwrap();
+        let mut sims: Vec<(String, Simulation)> = replayed
+            .variants()
+            .unwrap()
+            .into_iter()
+            .map(|v| (v.name, v.simulation))
+            .collect();
+        let mut log = Vec::new();
+        step_all(&mut sims, steps, &mut log);
+        log
+    }
+
+    fn assert_same(live: &[Vec<f64>], replay: &[Vec<f64>]) {
+        assert_eq!(live.len(), replay.len());
+        let worst = live
+            .iter()
+            .zip(replay)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+            .fold(0.0, f64::max);
+        println!("largest live - replay difference: {worst:e}");
+        assert!(worst <= 1e-9, "the replay departs by {worst:e}");
+    }
+
+    #[test]
+    fn drags_and_a_joint_target_replay_exactly() {
+        let scenario = Scenario::load(repo_path("scenarios/panda_push.toml")).unwrap();
+        let mut file = scenario.file.clone();
+        let mut sims: Vec<(String, Simulation)> = scenario
+            .variants()
+            .unwrap()
+            .into_iter()
+            .map(|v| (v.name, v.simulation))
+            .collect();
+        let model = sims[0].1.plant.clone();
+        let hand = model.frame_by_name("panda_hand").unwrap();
+        let body = model.frames[hand].body.unwrap();
+        let link = model.bodies[body].name.clone();
+        let mut ws = Workspace::new(&model);
+        let mut live = Vec::new();
+        step_all(&mut sims, 200, &mut live);
+        // Grab the hand 5 cm out along its z axis and pull it sideways.
+        let point = Vec3::new(0.0, 0.0, 0.05);
+        let t = sims[0].1.t;
+        forward_kinematics(&model, &mut ws, &sims[0].1.q);
+        let grabbed = ws.placements[body].transform_point(&point);
+        let start = DragStart {
+            link: link.clone(),
+            body,
+            point,
+            stiffness: 400.0,
+            damping: 20.0,
+            variant: None,
+        };
+        let all = drag_begin(&mut file, &mut loops(&mut sims), start.clone(), t, &grabbed);
+        for k in 1..=10 {
+            step_all(&mut sims, 17, &mut live);
+            let t = sims[0].1.t;
+            let anchor = grabbed + Vec3::new(0.0, 0.01 * k as f64, -0.004 * k as f64);
+            drag_move(&mut file, &mut loops(&mut sims), all, t, &anchor);
+        }
+        let t = sims[0].1.t;
+        drag_end(&mut file, &mut loops(&mut sims), all, t);
+        // A drag on the second variant only.
+        let only = DragStart {
+            variant: Some(sims[1].0.clone()),
+            ..start
+        };
+        let t = sims[0].1.t;
+        forward_kinematics(&model, &mut ws, &sims[1].1.q);
+        let grabbed = ws.placements[body].transform_point(&point);
+        let one = drag_begin(&mut file, &mut loops(&mut sims), only, t, &grabbed);
+        step_all(&mut sims, 30, &mut live);
+        let t = sims[0].1.t;
+        drag_move(
+            &mut file,
+            &mut loops(&mut sims),
+            one,
+            t,
+            &(grabbed + Vec3::new(0.05, 0.0, 0.0)),
+        );
+        step_all(&mut sims, 40, &mut live);
+        let t = sims[0].1.t;
+        drag_end(&mut file, &mut loops(&mut sims), one, t);
+        // The joint target dragged: the hand 5 cm up, through inverse kinematics.
+        let mut q_target = sims[0].1.controller.desired().q.clone();
+        forward_kinematics(&model, &mut ws, &q_target);
+        let up = frame_placement(&model, &ws, hand).trans + Vec3::new(0.0, 0.0, 0.05);
+        for k in 1..=5 {
+            let goal = up + Vec3::new(0.0, 0.01 * k as f64, 0.0);
+            let left = position_ik(&model, &mut ws, hand, &mut q_target, &goal, 0.05, 20);
+            assert!(left < 1e-3, "IK reaches a near target: {left}");
+            let t = sims[0].1.t;
+            move_joint_target(&mut file, &mut loops(&mut sims), t, &q_target, 8.0);
+            step_all(&mut sims, 25, &mut live);
+        }
+        step_all(&mut sims, 1000, &mut live);
+        // The arm followed the dragged target.
+        forward_kinematics(&model, &mut ws, &sims[0].1.q);
+        let reached = frame_placement(&model, &ws, hand).trans;
+        let goal = up + Vec3::new(0.0, 0.05, 0.0);
+        assert!(
+            (reached - goal).norm() < 0.02,
+            "hand {reached:?} vs target {goal:?}"
+        );
+        // The recorded file parses back and replays the session.
+        let text = toml::to_string(&file).unwrap();
+        let parsed = Scenario::parse(&text, &scenario.path).unwrap();
+        assert_eq!(parsed.file, file);
+        assert_same(&live, &replay(&scenario, file, live.len() / sims.len()));
+    }
+
+    #[test]
+    fn a_dragged_task_target_replays_exactly() {
+        let scenario = Scenario::load(repo_path("scenarios/ur5_task_pose.toml")).unwrap();
+        let mut file = scenario.file.clone();
+        let mut sims: Vec<(String, Simulation)> = scenario
+            .variants()
+            .unwrap()
+            .into_iter()
+            .map(|v| (v.name, v.simulation))
+            .collect();
+        let mut live = Vec::new();
+        step_all(&mut sims, 300, &mut live);
+        let start = Vec3::from(sims[0].1.sample().task.unwrap().desired_position);
+        for k in 1..=8 {
+            let t = sims[0].1.t;
+            let bandwidth = if k < 5 { 6.0 } else { 12.0 };
+            let target = start + Vec3::new(0.0, 0.01 * k as f64, 0.005 * k as f64);
+            move_task_target(&mut file, &mut loops(&mut sims), t, &target, bandwidth);
+            step_all(&mut sims, 23, &mut live);
+        }
+        step_all(&mut sims, 800, &mut live);
+        let goal = start + Vec3::new(0.0, 0.08, 0.04);
+        let desired = Vec3::from(sims[0].1.sample().task.unwrap().desired_position);
+        assert!(
+            (desired - goal).norm() < 1e-3,
+            "x_d settles on the handle: {desired:?}"
+        );
+        assert_same(&live, &replay(&scenario, file, live.len() / sims.len()));
+    }
+}

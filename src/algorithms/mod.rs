@@ -16,6 +16,7 @@ mod christoffel;
 mod coriolis_matrix;
 mod crba;
 mod energy;
+mod inverse_kinematics;
 mod jacobian;
 mod kinematics;
 mod operational_space;
@@ -30,6 +31,7 @@ pub use christoffel::christoffel_symbols;
 pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
+pub use inverse_kinematics::position_ik;
 pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };

@@ -20,6 +20,7 @@
 pub mod operational_space;
 mod power_flows;
 mod reference;
+pub mod stepped_target;
 pub mod task;
 pub mod task_slotine_li;
 
@@ -387,6 +388,13 @@ impl Controller {
     /// The task, if the controller has one.
     pub fn task(&self) -> Option<&Task> {
         self.task.as_ref().map(|t| &t.task)
+    }
+
+    /// Replaces the task's reference (a live target drag); no-op without a task.
+    pub fn set_task_reference(&mut self, reference: TaskReference) {
+        if let Some(t) = self.task.as_mut() {
+            t.task.reference = reference;
+        }
     }
 
     /// The task's recorded quantities at the last `lyapunov` (None without a task).

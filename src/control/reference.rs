@@ -1,5 +1,6 @@
 //! Desired joint trajectories q_d(t) with their first two derivatives.
 
+use super::stepped_target::{self, TargetStep};
 use serde::{Deserialize, Serialize};
 
 /// One sinusoid a sin(w t + phi).
@@ -41,6 +42,15 @@ pub enum Reference {
         start: f64,
         duration: f64,
     },
+    /// `before` until the first step's time, then a target moved in steps
+    /// (the app's dragged handle through inverse kinematics), smoothed by a
+    /// critically damped filter of natural frequency `bandwidth` rad/s that
+    /// starts from `before`'s q_d and qdot_d at that time.
+    Dragged {
+        before: Box<Reference>,
+        bandwidth: f64,
+        steps: Vec<TargetStep>,
+    },
 }
 
 /// q_d, qdot_d, qddot_d at one time.
@@ -62,6 +72,7 @@ impl Reference {
             Reference::Terms { joints } => joints.len(),
             Reference::Hold { q } => q.len(),
             Reference::MinimumJerk { from, .. } => from.len(),
+            Reference::Dragged { before, .. } => before.len(),
         }
     }
 
@@ -122,6 +133,14 @@ impl Reference {
                     None
                 }
             }
+            Reference::Dragged {
+                before,
+                bandwidth,
+                steps,
+            } => before
+                .validate(n)
+                .and_then(|()| stepped_target::validate(*bandwidth, steps, n, MAX_COEFFICIENT))
+                .err(),
         };
         problem.map_or(Ok(()), Err)
     }
@@ -168,6 +187,20 @@ impl Reference {
                 for i in 0..from.len() {
                     let delta = to[i] - from[i];
                     (d.q[i], d.v[i], d.a[i]) = (from[i] + delta * p, delta * dp, delta * ddp);
+                }
+            }
+            Reference::Dragged {
+                before,
+                bandwidth,
+                steps,
+            } => {
+                let t0 = steps[0].time;
+                before.evaluate(t.min(t0), d);
+                if t > t0 {
+                    for i in 0..d.q.len() {
+                        (d.q[i], d.v[i], d.a[i]) =
+                            stepped_target::evaluate(*bandwidth, steps, i, (d.q[i], d.v[i]), t);
+                    }
                 }
             }
         }

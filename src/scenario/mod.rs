@@ -4,6 +4,7 @@
 
 mod budget;
 mod for_urdf;
+pub mod interaction;
 mod names;
 mod output;
 mod plots;
@@ -21,6 +22,7 @@ pub use schema::*;
 pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
 
 use crate::algorithms::check_dynamics_size;
+use crate::control::stepped_target;
 use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
@@ -29,6 +31,7 @@ use crate::input::{read_text, InputError, InputKind};
 use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
 use crate::sim::{
     ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping, BLOW_UP,
+    MAX_POSITION,
 };
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
@@ -676,12 +679,25 @@ impl Scenario {
         Ok(Some(task))
     }
 
-    /// The `[[disturbances]]` on `model`: link, point and numbers checked.
-    fn disturbances(&self, model: &Model) -> Result<Vec<Disturbance>, ScenarioError> {
+    /// The `[[disturbances]]` on `model`: link, point and numbers checked;
+    /// each with the only variant it pushes, if not all.
+    fn disturbances(
+        &self,
+        model: &Model,
+    ) -> Result<Vec<(Option<String>, Disturbance)>, ScenarioError> {
         let finite = |x: &[f64]| x.iter().all(|a| a.is_finite());
         let mut out = Vec::new();
         for (i, spec) in self.file.disturbances.iter().enumerate() {
             let key = |k: &str| format!("disturbances[{i}].{k}");
+            let spring_gains = |stiffness: f64, damping: f64| {
+                if !(stiffness.is_finite() && stiffness >= 0.0) {
+                    return Err(self.invalid(&key("stiffness"), "must be a finite number >= 0"));
+                }
+                if !(damping.is_finite() && damping >= 0.0) {
+                    return Err(self.invalid(&key("damping"), "must be a finite number >= 0"));
+                }
+                Ok(())
+            };
             let frame = model
                 .frame_by_name(spec.link())
                 .map(|f| &model.frames[f])
@@ -739,12 +755,7 @@ impl Scenario {
                     path,
                     ..
                 } => {
-                    if !(stiffness.is_finite() && *stiffness >= 0.0) {
-                        return Err(self.invalid(&key("stiffness"), "must be a finite number >= 0"));
-                    }
-                    if !(damping.is_finite() && *damping >= 0.0) {
-                        return Err(self.invalid(&key("damping"), "must be a finite number >= 0"));
-                    }
+                    spring_gains(*stiffness, *damping)?;
                     path.validate().map_err(|e| self.invalid(&key("path"), e))?;
                     (
                         point,
@@ -755,13 +766,53 @@ impl Scenario {
                         },
                     )
                 }
+                DisturbanceSpec::Drag {
+                    point,
+                    stiffness,
+                    damping,
+                    anchors,
+                    release,
+                    variant,
+                    ..
+                } => {
+                    spring_gains(*stiffness, *damping)?;
+                    stepped_target::validate(1.0, anchors, 3, MAX_POSITION).map_err(|e| {
+                        self.invalid(&key("anchors"), e.replace("steps", "anchors"))
+                    })?;
+                    if release.is_some_and(|r| !(r.is_finite() && r >= anchors[0].time)) {
+                        return Err(self.invalid(
+                            &key("release"),
+                            "must be a finite time at or after the first anchor's",
+                        ));
+                    }
+                    if let Some(name) = variant {
+                        let known = self.file.variants.iter().any(|v| &v.name == name);
+                        if !known {
+                            return Err(
+                                self.invalid(&key("variant"), format!("no variant named '{name}'"))
+                            );
+                        }
+                    }
+                    (
+                        point,
+                        Push::Drag {
+                            stiffness: *stiffness,
+                            damping: *damping,
+                            anchors: anchors.clone(),
+                            release: *release,
+                        },
+                    )
+                }
             };
             if !finite(point) {
                 return Err(self.invalid(&key("point"), "must be finite"));
             }
             // The point in the body frame (the link may be merged into it).
             let point = frame.placement.transform_point(&Vec3::from(*point));
-            out.push(Disturbance::new(body, point, push));
+            out.push((
+                spec.variant().map(str::to_string),
+                Disturbance::new(body, point, push),
+            ));
         }
         Ok(out)
     }
@@ -1029,7 +1080,13 @@ impl Scenario {
                 q0.clone(),
                 v0.clone(),
             );
-            let simulation = simulation.with_disturbances(pushes.clone());
+            let simulation = simulation.with_disturbances(
+                pushes
+                    .iter()
+                    .filter(|(only, _)| only.as_ref().is_none_or(|n| *n == v.name))
+                    .map(|(_, push)| push.clone())
+                    .collect(),
+            );
             out.push(Variant {
                 name: v.name.clone(),
                 simulation: match &rapier {

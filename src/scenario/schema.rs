@@ -1,6 +1,7 @@
 //! The scenario file format (TOML). Every key is checked: unknown keys are
 //! errors, and defaults are written out with the results.
 
+use crate::control::stepped_target::TargetStep;
 use crate::control::{Reference, TaskKind, TaskReference};
 use crate::sim::Environment;
 use serde::{Deserialize, Serialize};
@@ -464,13 +465,40 @@ pub enum DisturbanceSpec {
         damping: f64,
         path: TaskReference,
     },
+    /// The same spring toward an anchor moved in steps: a mouse drag
+    /// recorded by the app. Anchor i (world [x, y, z]) holds for t > its
+    /// time; the spring acts on (first anchor's time, release], on every
+    /// variant or only on `variant`.
+    Drag {
+        link: String,
+        #[serde(default)]
+        point: [f64; 3],
+        stiffness: f64,
+        #[serde(default)]
+        damping: f64,
+        anchors: Vec<TargetStep>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        release: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        variant: Option<String>,
+    },
 }
 
 impl DisturbanceSpec {
     /// The link pushed.
     pub fn link(&self) -> &str {
         match self {
-            DisturbanceSpec::Wrench { link, .. } | DisturbanceSpec::Spring { link, .. } => link,
+            DisturbanceSpec::Wrench { link, .. }
+            | DisturbanceSpec::Spring { link, .. }
+            | DisturbanceSpec::Drag { link, .. } => link,
+        }
+    }
+
+    /// The only variant pushed, if not all.
+    pub fn variant(&self) -> Option<&str> {
+        match self {
+            DisturbanceSpec::Drag { variant, .. } => variant.as_deref(),
+            _ => None,
         }
     }
 }

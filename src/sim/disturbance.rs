@@ -11,6 +11,7 @@
 //! k supporting b: O(depth), no Jacobian formed.
 
 use crate::algorithms::{forward_kinematics, Workspace};
+use crate::control::stepped_target::TargetStep;
 use crate::control::task::{TaskDesired, TaskReference};
 use crate::model::Model;
 use crate::spatial::{Mat3, Vec3};
@@ -102,6 +103,28 @@ pub enum Push {
         damping: f64,
         path: TaskReference,
     },
+    /// The same spring toward an anchor moved in steps (a mouse drag in the
+    /// app): anchor i (`value` = world [x, y, z]) holds for t > its time
+    /// (as [`crate::control::stepped_target`] steps do, so a live drag
+    /// replays exactly); the spring acts on (first anchor's time, release].
+    Drag {
+        stiffness: f64,
+        damping: f64,
+        anchors: Vec<TargetStep>,
+        release: Option<f64>,
+    },
+}
+
+impl Push {
+    /// The drag's anchor at time t, None while it does not act.
+    fn drag_anchor(anchors: &[TargetStep], release: Option<f64>, t: f64) -> Option<Vec3> {
+        let first = anchors.first()?;
+        if t <= first.time || release.is_some_and(|r| t > r) {
+            return None;
+        }
+        let step = anchors.iter().rev().find(|a| a.time < t)?;
+        Some(Vec3::new(step.value[0], step.value[1], step.value[2]))
+    }
 }
 
 /// One push on one link point.
@@ -138,6 +161,20 @@ pub struct AppliedWrench {
     pub torque: Vec3,
     /// The spring's anchor (equal to `point` for a wrench).
     pub anchor: Vec3,
+}
+
+/// The world velocity of the world point p of a body supported by
+/// `support`: the sum of its Jacobian's columns, Phi_k.lin + Phi_k.ang x p.
+fn point_velocity(
+    ws: &Workspace,
+    support: impl Iterator<Item = usize>,
+    p: &Vec3,
+    v: &[f64],
+) -> Vec3 {
+    support.fold(Vec3::zeros(), |acc, k| {
+        let phi = ws.axes[k];
+        acc + (phi.lin + phi.ang.cross(p)) * v[k]
+    })
 }
 
 /// All pushes on a plant, with their generalized force buffer.
@@ -181,6 +218,12 @@ impl Disturbances {
         }
     }
 
+    /// Adds a push from now on.
+    pub fn add(&mut self, push: Disturbance) {
+        self.pushes.push(push);
+        self.applied.push(AppliedWrench::default());
+    }
+
     /// Whether there is anything to push with.
     pub fn is_empty(&self) -> bool {
         self.pushes.is_empty()
@@ -199,6 +242,10 @@ impl Disturbances {
             let p = x.transform_point(&push.point);
             let b = &model.bodies[push.body];
             let support = model.support(b.v_index + b.joint.nv() - 1);
+            let spring = |a: Vec3, stiffness: f64, damping: f64| {
+                let p_dot = point_velocity(ws, support.clone(), &p, v);
+                ((a - p) * stiffness - p_dot * damping, Vec3::zeros(), a)
+            };
             let (force, torque, anchor) = match &push.push {
                 Push::Wrench {
                     force,
@@ -219,16 +266,18 @@ impl Disturbances {
                     damping,
                     path,
                 } => {
-                    // The point's velocity: sum of the supporting columns
-                    // of its Jacobian, Phi_k.lin + Phi_k.ang x p.
-                    let p_dot = support.clone().fold(Vec3::zeros(), |acc, k| {
-                        let phi = ws.axes[k];
-                        acc + (phi.lin + phi.ang.cross(&p)) * v[k]
-                    });
                     path.evaluate(t, &push.start, &mut self.desired);
-                    let a = self.desired.position;
-                    ((a - p) * *stiffness - p_dot * *damping, Vec3::zeros(), a)
+                    spring(self.desired.position, *stiffness, *damping)
                 }
+                Push::Drag {
+                    stiffness,
+                    damping,
+                    anchors,
+                    release,
+                } => match Push::drag_anchor(anchors, *release, t) {
+                    Some(a) => spring(a, *stiffness, *damping),
+                    None => (Vec3::zeros(), Vec3::zeros(), p),
+                },
             };
             let moment = torque + p.cross(&force);
             for k in support {

@@ -3,6 +3,7 @@
 //! acceleration.
 
 use super::orientation::{exp_so3, log_so3};
+use crate::control::stepped_target::{self, TargetStep};
 use crate::control::JointTerms;
 use crate::spatial::{frame_with_z, rpy_to_matrix, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
@@ -83,6 +84,16 @@ pub enum TaskReference {
     /// Rest-to-rest minimum-jerk segments between waypoints at increasing
     /// times, holding the first before its time and the last after.
     Waypoints { points: Vec<Waypoint> },
+    /// `before` until the first step's time, then a position moved in steps
+    /// (the app's dragged target handle, `value` = [x, y, z]) smoothed by a
+    /// critically damped filter of natural frequency `bandwidth` rad/s that
+    /// starts from `before`'s position and velocity at that time; the
+    /// orientation stays `before`'s at that time.
+    Dragged {
+        before: Box<TaskReference>,
+        bandwidth: f64,
+        steps: Vec<TargetStep>,
+    },
 }
 
 /// The desired pose and its derivatives at one time (world coordinates).
@@ -262,6 +273,18 @@ impl TaskReference {
                 }
                 Ok(())
             }
+            TaskReference::Dragged {
+                before,
+                bandwidth,
+                steps,
+            } => before.validate().and_then(|()| {
+                stepped_target::validate(
+                    *bandwidth,
+                    steps,
+                    3,
+                    crate::control::reference::MAX_COEFFICIENT,
+                )
+            }),
         }
     }
 
@@ -365,6 +388,27 @@ impl TaskReference {
                     lerp(&a.position.into(), &b.position.into(), timing);
                 (d.rotation, d.angular_velocity, d.angular_acceleration) =
                     slerp(&orientation(&a.rpy), &orientation(&b.rpy), timing);
+            }
+            TaskReference::Dragged {
+                before,
+                bandwidth,
+                steps,
+            } => {
+                let t0 = steps[0].time;
+                before.evaluate(t.min(t0), start, d);
+                if t > t0 {
+                    for i in 0..3 {
+                        (d.position[i], d.velocity[i], d.acceleration[i]) =
+                            stepped_target::evaluate(
+                                *bandwidth,
+                                steps,
+                                i,
+                                (d.position[i], d.velocity[i]),
+                                t,
+                            );
+                    }
+                    hold(d, d.rotation);
+                }
             }
         }
     }
