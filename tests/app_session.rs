@@ -10,11 +10,14 @@ use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
+use passivity_lab::app::interaction::{
+    Grab, InteractionPlugin, InteractionState, PointerInput, PointerPhase,
+};
 use passivity_lab::app::robot_view::{RobotPart, RobotViewPlugin, ViewLayout};
 use passivity_lab::app::session::{
     ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
 };
-use passivity_lab::scenario::{FactorizationSpec, Scenario};
+use passivity_lab::scenario::{DisturbanceSpec, FactorizationSpec, Scenario};
 use std::time::Duration;
 
 fn app(source: ScenarioSource, frame: f64) -> App {
@@ -419,4 +422,135 @@ fn a_rapier_scenario_runs_live_with_its_contacts() {
         );
         assert!(v.sim.contact_stats().time_in_contact > 0.2, "{}", v.name);
     }
+}
+
+/// Sends one synthetic pointer event (a world ray) and lets a frame pass.
+fn pointer(app: &mut App, phase: PointerPhase, origin: Vec3, ctrl: bool) {
+    app.world_mut().write_message(PointerInput {
+        phase,
+        origin,
+        direction: Vec3::NEG_X,
+        ctrl,
+    });
+    app.update();
+}
+
+fn hand_position(app: &App, variant: usize) -> passivity_lab::spatial::Vec3 {
+    let s = session(app);
+    let v = &s.variants[variant];
+    let hand = v.sim.plant.frame_by_name("panda_hand").unwrap();
+    frame_placement(&v.sim.plant, &v.kinematics, hand).trans
+}
+
+/// Ctrl + drag with synthetic rays (issue 13): the ray picks the Panda's
+/// hand, the spring pulls it toward the cursor with positive supply into
+/// the loop, the drag is recorded, and the exported scenario replays the
+/// live run to 1e-9.
+#[test]
+fn a_scripted_drag_pulls_the_hand_and_replays_from_the_exported_scenario() {
+    let mut app = app(scenario("panda_push"), 1.0 / 60.0);
+    app.add_plugins(InteractionPlugin);
+    run_until(&mut app, 0.1);
+    let supply_before = session(&app).variants[0].sim.energy().unwrap().supply;
+    let start = hand_position(&app, 0);
+    // A ray along -x through the hand's body, 4 cm beyond its flange.
+    let aim = |p: passivity_lab::spatial::Vec3| {
+        Vec3::new(p.x as f32 + 1.0, p.y as f32, p.z as f32 - 0.04)
+    };
+    pointer(&mut app, PointerPhase::Press, aim(start), true);
+    let state = app.world().resource::<InteractionState>();
+    assert!(
+        matches!(state.grab, Some(Grab::Body { .. })),
+        "the ray picks a body: {:?}",
+        state.grab
+    );
+    let file = &session(&app).scenario.file;
+    let Some(DisturbanceSpec::Drag { link, .. }) = file.disturbances.last() else {
+        panic!("the drag is recorded in the scenario");
+    };
+    assert!(link.starts_with("panda_"), "picked {link}");
+    // The cursor moves 8 cm sideways in the plane facing the camera.
+    for k in 1..=8 {
+        let shifted = aim(start) + Vec3::new(0.0, 0.01 * k as f32, 0.0);
+        pointer(&mut app, PointerPhase::Move, shifted, true);
+    }
+    run_until(&mut app, 0.45);
+    let moved = hand_position(&app, 0) - start;
+    let supply = session(&app).variants[0].sim.energy().unwrap().supply - supply_before;
+    println!(
+        "hand moved {:.1} mm toward the cursor; supply {supply:.4} J",
+        1e3 * moved.y
+    );
+    assert!(moved.y > 0.01, "the hand follows the pull: {moved:?}");
+    assert!(
+        supply > 1e-3,
+        "the drag supplies energy to the loop: {supply}"
+    );
+    pointer(&mut app, PointerPhase::Release, Vec3::ZERO, true);
+    assert!(app.world().resource::<InteractionState>().grab.is_none());
+    run_until(&mut app, 0.6);
+    // Replay the exported scenario headless for the same steps.
+    let dir = std::env::temp_dir().join(format!("pl-app-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("session.toml");
+    session(&app).export_scenario(&path).unwrap();
+    let replay = Scenario::load(&path).unwrap();
+    let steps = session(&app).steps;
+    for (live, v) in session(&app)
+        .variants
+        .iter()
+        .zip(replay.variants().unwrap())
+    {
+        let mut sim = v.simulation;
+        for _ in 0..steps {
+            sim.step().unwrap();
+        }
+        let worst = sim
+            .q
+            .iter()
+            .chain(&sim.v)
+            .zip(live.sim.q.iter().chain(&live.sim.v))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        println!("{}: replay - live {worst:e}", live.name);
+        assert!(
+            worst <= 1e-9,
+            "{}: the replay departs by {worst:e}",
+            live.name
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Dragging the target handle of a task-space law moves x_d smoothly to
+/// where it is dropped.
+#[test]
+fn dragging_the_handle_moves_the_task_target() {
+    let mut app = app(scenario("ur5_task_pose"), 1.0 / 60.0);
+    app.add_plugins(InteractionPlugin);
+    run_until(&mut app, 0.3);
+    let desired = |app: &App| {
+        let d = session(app).variants[0].view.last().unwrap().desired;
+        Vec3::new(d[0] as f32, d[1] as f32, d[2] as f32)
+    };
+    let handle = desired(&app);
+    pointer(&mut app, PointerPhase::Press, handle + Vec3::X, false);
+    assert!(matches!(
+        app.world().resource::<InteractionState>().grab,
+        Some(Grab::Target { .. })
+    ));
+    let drop = handle + Vec3::new(0.0, 0.05, 0.03);
+    pointer(&mut app, PointerPhase::Move, drop + Vec3::X, false);
+    pointer(&mut app, PointerPhase::Release, Vec3::ZERO, false);
+    run_until(&mut app, 2.0);
+    let reached = desired(&app);
+    assert!(
+        reached.distance(drop) < 1e-3,
+        "x_d settles where the handle was dropped: {reached} vs {drop}"
+    );
+    let file = &session(&app).scenario.file;
+    assert!(matches!(
+        file.task.as_ref().unwrap().reference,
+        passivity_lab::control::TaskReference::Dragged { .. }
+    ));
 }

@@ -237,8 +237,13 @@ fn orbit(
     scroll: Res<AccumulatedMouseScroll>,
     egui: Option<Res<EguiWantsInput>>,
     home: Option<Res<HomeView>>,
+    interaction: Option<Res<super::interaction::InteractionState>>,
     mut cameras: Query<&mut OrbitCamera>,
 ) {
+    // Ctrl + left drag and dragging the target handle belong to the robot.
+    let touching = interaction.is_some_and(|i| i.grab.is_some())
+        || keys.pressed(KeyCode::ControlLeft)
+        || keys.pressed(KeyCode::ControlRight);
     let egui_pointer = egui.as_ref().is_some_and(|e| e.wants_pointer_input());
     let egui_keys = egui.as_ref().is_some_and(|e| e.wants_keyboard_input());
     for mut c in &mut cameras {
@@ -251,7 +256,7 @@ fn orbit(
             continue;
         }
         let d = motion.delta;
-        if buttons.pressed(MouseButton::Left) {
+        if buttons.pressed(MouseButton::Left) && !touching {
             c.yaw -= 0.008 * d.x;
             c.pitch = (c.pitch + 0.008 * d.y).clamp(-1.5, 1.5);
         }

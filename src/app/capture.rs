@@ -5,7 +5,7 @@
 //! window test).
 
 use super::camera::OrbitCamera;
-use super::robot_view::RobotPart;
+use super::robot_view::{point, RobotPart};
 use super::session::{Notices, Playback, Session};
 use bevy::camera::primitives::Aabb;
 use bevy::prelude::*;
@@ -120,6 +120,47 @@ fn robots_on_screen(
     (rects, count, fallbacks)
 }
 
+/// On screen (physical pixels): each variant's target handle, and each
+/// active spring from its link point to its anchor.
+fn handles_and_springs(
+    session: &Session,
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> (Vec<[f32; 2]>, Vec<[f32; 4]>) {
+    let count = session.variants.len();
+    let screen = |p: Vec3| {
+        camera
+            .0
+            .world_to_viewport(camera.1, p)
+            .ok()
+            .map(|p| p * scale)
+    };
+    let (mut handles, mut springs) = (Vec::new(), Vec::new());
+    for (i, v) in session.variants.iter().enumerate() {
+        let offset = layout.offset(i, count);
+        let desired = v.view.last().map(|s| {
+            Vec3::new(
+                s.desired[0] as f32,
+                s.desired[1] as f32,
+                s.desired[2] as f32,
+            )
+        });
+        if let Some(h) = desired.and_then(|d| screen(d + offset)) {
+            handles.push([h.x, h.y]);
+        }
+        for w in &v.sim.disturbances.applied {
+            let (p, a) = (point(&w.point) + offset, point(&w.anchor) + offset);
+            if p.distance(a) > 1e-3 {
+                if let (Some(p), Some(a)) = (screen(p), screen(a)) {
+                    springs.push([p.x, p.y, a.x, a.y]);
+                }
+            }
+        }
+    }
+    (handles, springs)
+}
+
 /// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
 fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
@@ -135,6 +176,7 @@ fn scripted_capture(
     parts: Query<(&RobotPart, &GlobalTransform, Option<&Aabb>)>,
     cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
     window: Query<&Window, With<PrimaryWindow>>,
+    layout: Res<super::robot_view::ViewLayout>,
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -163,8 +205,14 @@ fn scripted_capture(
             Ok(camera) => robots_on_screen(&parts, camera, scale, session.variants.len()),
             Err(_) => (Vec::new(), 0, 0),
         };
+        let (handles, springs) = match cameras.single() {
+            Ok(camera) => handles_and_springs(&session, &layout, camera, scale),
+            Err(_) => (Vec::new(), Vec::new()),
+        };
         let m = f64::from(capture.measured.max(1));
         let report = serde_json::json!({
+            "handles_px": handles,
+            "springs_px": springs,
             "frames": frames,
             "window_px": size,
             "robot_rects_px": rects,

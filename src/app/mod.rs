@@ -11,6 +11,8 @@
 //! - [`task_space`]: end-effector frame, velocity and operational-space
 //!   inertia ellipsoid;
 //! - [`camera`]: the orbit camera and the 3-D viewport;
+//! - [`interaction`]: pulling bodies with the mouse and dragging the
+//!   target handle, recorded into the scenario ([`picking`] finds the body);
 //! - [`panels`]: scenario, playback, controller and factorization editors;
 //! - [`plots`]: live egui_plot time series, one line per variant;
 //! - [`capture`]: screenshots, and scripted captures that exit.
@@ -19,7 +21,9 @@ pub mod camera;
 pub mod capture;
 pub mod contacts;
 pub mod editors;
+pub mod interaction;
 pub mod panels;
+pub mod picking;
 pub mod plots;
 pub mod robot_view;
 pub mod session;
@@ -84,6 +88,8 @@ impl Plugin for LabPlugins {
             trails::TrailsPlugin,
             task_space::TaskSpacePlugin,
             contacts::ContactsPlugin,
+            interaction::InteractionPlugin,
+            interaction::HandlesPlugin,
             panels::PanelsPlugin,
             plots::PlotsPlugin,
             capture::CapturePlugin,

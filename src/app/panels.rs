@@ -6,6 +6,7 @@ use super::camera::{OrbitCamera, PanelMargins};
 use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
 use super::editors;
+use super::interaction::{DragScope, InteractionSettings};
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
     shipped_scenarios, ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand,
@@ -86,6 +87,7 @@ fn left_panel(
     mut view: ViewSettings,
     mut margins: ResMut<PanelMargins>,
     mut state: Local<PanelState>,
+    mut touch: ResMut<InteractionSettings>,
 ) -> Result {
     let width = show_side_panel(
         contexts.ctx_mut()?,
@@ -98,6 +100,7 @@ fn left_panel(
             mismatch_section(ui, &mut s);
             view_section(ui, &mut s, &mut view);
             contacts_section(ui, &s, &mut view.contacts);
+            interaction_section(ui, &s, &mut touch);
             output_section(ui, &mut s);
         },
     );
@@ -407,6 +410,60 @@ fn contacts_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Contact
         });
 }
 
+fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut InteractionSettings) {
+    egui::CollapsingHeader::new("Touch the robot")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.small("Ctrl + left drag: pull a body toward the cursor");
+            ui.small("left drag on the yellow ball: move the target");
+            let mass: f64 = s
+                .session
+                .plant()
+                .bodies
+                .iter()
+                .map(|b| b.inertia.mass)
+                .sum();
+            ui.add(
+                egui::Slider::new(&mut settings.stiffness_per_kg, 1.0..=2000.0)
+                    .logarithmic(true)
+                    .text("N/m per kg"),
+            )
+            .on_hover_text(format!(
+                "spring stiffness {:.0} N/m for this {mass:.2} kg robot",
+                settings.stiffness_per_kg * mass
+            ));
+            ui.add(egui::Slider::new(&mut settings.damping_ratio, 0.0..=2.0).text("damping ratio"));
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut settings.scope, DragScope::AllVariants, "all variants");
+                ui.radio_value(
+                    &mut settings.scope,
+                    DragScope::UnderCursor,
+                    "the one picked",
+                );
+            });
+            ui.add(
+                egui::Slider::new(&mut settings.bandwidth, 0.5..=40.0)
+                    .logarithmic(true)
+                    .text("target filter, rad/s"),
+            )
+            .on_hover_text(
+                "natural frequency of the critically damped filter on the dragged target",
+            );
+            ui.checkbox(&mut settings.show_handle, "target handle");
+            let drags = s
+                .session
+                .scenario
+                .file
+                .disturbances
+                .iter()
+                .filter(|d| matches!(d, crate::scenario::DisturbanceSpec::Drag { .. }))
+                .count();
+            ui.small(format!(
+                "{drags} drags recorded; \"Export as scenario\" replays them"
+            ));
+        });
+}
+
 fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
     egui::CollapsingHeader::new("Export and messages")
         .default_open(true)
@@ -418,6 +475,13 @@ fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                     .clicked()
                 {
                     s.commands.write(SessionCommand::Export);
+                }
+                if ui
+                    .button("Export as scenario")
+                    .on_hover_text("a scenario file with every drag and target move, under results/; `passivity-lab run` replays this session")
+                    .clicked()
+                {
+                    s.commands.write(SessionCommand::ExportScenario);
                 }
                 if ui.button("Screenshot").on_hover_text("F12").clicked() {
                     s.screenshots.write(TakeScreenshot);

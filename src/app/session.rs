@@ -2,14 +2,16 @@
 //! in whole integrator steps decoupled from the frame rate, recording, live
 //! edits and export. The views only read it.
 
-use crate::algorithms::{forward_kinematics, frame_placement, Workspace};
+use crate::algorithms::{forward_kinematics, frame_placement, position_ik, Workspace};
 use crate::factorization::diagnose;
 use crate::model::Model;
+use crate::scenario::interaction::{self, DragStart, LiveLoop};
 use crate::scenario::{
     scenario_for_urdf, write_results, RunEstimate, Scenario, ScenarioError, ScenarioFile,
     VariantResult,
 };
 use crate::sim::{Divergence, Sample, Simulation};
+use crate::spatial::Vec3 as DVec3;
 use bevy::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -159,6 +161,18 @@ impl LiveVariant {
             singular_region: self.sim.controller.task().map(|t| t.damping.region),
         }
     }
+}
+
+/// The running variants for [`crate::scenario::interaction`].
+fn loops(variants: &mut [LiveVariant]) -> Vec<LiveLoop<'_>> {
+    variants
+        .iter_mut()
+        .filter(|v| v.divergence.is_none())
+        .map(|v| LiveLoop {
+            name: &v.name,
+            sim: &mut v.sim,
+        })
+        .collect()
 }
 
 /// Whether an applied edit continues the run or restarts it.
@@ -426,6 +440,124 @@ impl Session {
         Ok(())
     }
 
+    /// The running loops' own time (steps x dt summed as they step, which
+    /// may differ from [`Session::time`] in the last bits): interactions
+    /// are stamped with it, so that their replay sees the same instants.
+    fn now(&self) -> f64 {
+        self.variants
+            .iter()
+            .find(|v| v.divergence.is_none())
+            .map_or_else(|| self.time(), |v| v.sim.t)
+    }
+
+    /// Keeps the edited tables in step with what the interactions recorded.
+    fn sync_draft(&mut self) {
+        let file = &self.scenario.file;
+        self.draft.disturbances = file.disturbances.clone();
+        self.draft.reference = file.reference.clone();
+        if let (Some(d), Some(f)) = (self.draft.task.as_mut(), file.task.as_ref()) {
+            d.reference = f.reference.clone();
+        }
+    }
+
+    /// Starts pulling the point `point` (body frame) of `body` toward
+    /// `anchor` (world) on variant `only` or on all; returns the drag's id.
+    pub fn begin_drag(
+        &mut self,
+        only: Option<usize>,
+        body: usize,
+        point: DVec3,
+        anchor: &DVec3,
+        stiffness: f64,
+        damping: f64,
+    ) -> usize {
+        let t = self.now();
+        let start = DragStart {
+            link: self.plant().bodies[body].name.clone(),
+            body,
+            point,
+            stiffness,
+            damping,
+            variant: only
+                .and_then(|i| self.variants.get(i))
+                .map(|v| v.name.clone()),
+        };
+        let file = &mut self.scenario.file;
+        let id = interaction::drag_begin(file, &mut loops(&mut self.variants), start, t, anchor);
+        self.sync_draft();
+        id
+    }
+
+    /// Moves drag `id`'s anchor to `anchor` (world) from now on.
+    pub fn move_drag(&mut self, id: usize, anchor: &DVec3) {
+        let t = self.now();
+        let file = &mut self.scenario.file;
+        interaction::drag_move(file, &mut loops(&mut self.variants), id, t, anchor);
+        self.sync_draft();
+    }
+
+    /// Lets drag `id` go.
+    pub fn end_drag(&mut self, id: usize) {
+        let t = self.now();
+        let file = &mut self.scenario.file;
+        interaction::drag_end(file, &mut loops(&mut self.variants), id, t);
+        self.sync_draft();
+    }
+
+    /// Whether a variant runs a joint-space law (its target then moves by
+    /// inverse kinematics).
+    fn has_joint_law(&self) -> bool {
+        let f = &self.scenario.file;
+        std::iter::once(&f.controller)
+            .chain(f.variants.iter().filter_map(|v| v.controller.as_ref()))
+            .any(|c| !c.is_task_space())
+    }
+
+    /// Moves the end-effector target to `position` (world) from now on,
+    /// smoothed with natural frequency `bandwidth` rad/s: the task's target
+    /// for task-space laws, and q_d by damped least-squares inverse
+    /// kinematics (seeded with `ik_seed`, updated) for joint-space laws.
+    pub fn move_target(&mut self, position: &DVec3, bandwidth: f64, ik_seed: &mut Vec<f64>) {
+        let t = self.now();
+        if self.scenario.file.task.is_some() {
+            let file = &mut self.scenario.file;
+            interaction::move_task_target(
+                file,
+                &mut loops(&mut self.variants),
+                t,
+                position,
+                bandwidth,
+            );
+        }
+        if self.has_joint_law() && self.scenario.file.reference.is_some() {
+            let frame = self.end_effector;
+            let v = &mut self.variants[0];
+            if ik_seed.len() != v.sim.plant.nq {
+                *ik_seed = v.sim.controller.desired().q.clone();
+            }
+            position_ik(
+                &v.sim.plant,
+                &mut v.scratch,
+                frame,
+                ik_seed,
+                position,
+                0.05,
+                10,
+            );
+            let joints = ik_seed.len() - v.sim.controller.reference.len();
+            let q = ik_seed[joints..].to_vec();
+            let file = &mut self.scenario.file;
+            interaction::move_joint_target(file, &mut loops(&mut self.variants), t, &q, bandwidth);
+        }
+        self.sync_draft();
+    }
+
+    /// Writes the scenario with every recorded drag and target move, so
+    /// that `passivity-lab run` replays this session (URDF path absolute).
+    pub fn export_scenario(&self, path: &Path) -> std::io::Result<()> {
+        crate::io::write_atomically(path, self.scenario.resolved_toml().as_bytes())
+    }
+
     /// Writes the recorded run like `passivity-lab run` does (CSV per
     /// variant, summary, resolved scenario, plots, manifest) plus the list
     /// of live edits, into `dir` as a whole.
@@ -523,6 +655,8 @@ pub enum SessionCommand {
     Step,
     /// Write the recorded run under `results/`.
     Export,
+    /// Write the scenario with the recorded drags under `results/`.
+    ExportScenario,
 }
 
 /// Messages for the user, shown in the window.
@@ -633,12 +767,29 @@ fn handle_commands(
                 };
                 session.update_kinematics();
             }
+            SessionCommand::ExportScenario => {
+                let path = PathBuf::from("results").join(format!(
+                    "{}-session-{}.toml",
+                    session.scenario.file.name,
+                    stamp()
+                ));
+                let written = std::fs::create_dir_all("results")
+                    .and_then(|()| session.export_scenario(&path));
+                match written {
+                    Ok(()) => notices.info(format!(
+                        "wrote {}; `passivity-lab run {}` replays this session",
+                        path.display(),
+                        path.display()
+                    )),
+                    Err(e) => notices.error(format!("export to {} failed: {e}", path.display())),
+                }
+            }
             SessionCommand::Export => {
-                let stamp = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                let dir = PathBuf::from("results")
-                    .join(format!("{}-app-{stamp}", session.scenario.file.name));
+                let dir = PathBuf::from("results").join(format!(
+                    "{}-app-{}",
+                    session.scenario.file.name,
+                    stamp()
+                ));
                 match session.export(&dir) {
                     Ok(files) => {
                         notices.info(format!("wrote {} files to {}", files.len(), dir.display()))
@@ -648,6 +799,13 @@ fn handle_commands(
             }
         }
     }
+}
+
+/// Seconds since the Unix epoch, to name exports.
+fn stamp() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Steps every variant in whole integrator steps up to the time the

@@ -141,7 +141,7 @@ impl std::fmt::Debug for RapierPlant {
     }
 }
 
-fn vector(v: &Vec3) -> Vector {
+pub(crate) fn vector(v: &Vec3) -> Vector {
     Vector::new(v.x, v.y, v.z)
 }
 
@@ -158,7 +158,7 @@ fn mat3(r: Rotation) -> Mat3 {
     quaternion_to_matrix(r.x, r.y, r.z, r.w)
 }
 
-fn pose(x: &Transform) -> Pose {
+pub(crate) fn pose(x: &Transform) -> Pose {
     Pose::from_parts(vector(&x.trans), rotation(&x.rot))
 }
 
@@ -195,7 +195,7 @@ fn shape_name(shape: &Shape) -> &'static str {
 /// A collider for one URDF collision shape (cylinders along z); sizes
 /// must be positive and finite (rapier's broad phase cannot take NaN) and
 /// at most [`MAX_SHAPE_SIZE`], a mesh's scaled points as well.
-fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
+pub(crate) fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
     let along_z = rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
     let sizes: Vec<f64> = match shape {
         Shape::Box { size } => size.to_vec(),
