@@ -100,8 +100,50 @@ fn capture(open: Option<&Path>, name: &str) -> (Image, serde_json::Value) {
     (image, report)
 }
 
+/// Pixels of the handles' and springs' yellow within `radius` of (x, y).
+fn yellow_near(image: &Image, x: f64, y: f64, radius: f64) -> usize {
+    let (x0, x1) = ((x - radius).max(0.0) as usize, (x + radius) as usize);
+    let (y0, y1) = ((y - radius).max(0.0) as usize, (y + radius) as usize);
+    (y0..y1.min(image.height))
+        .flat_map(|py| (x0..x1.min(image.width)).map(move |px| (px, py)))
+        .filter(|&(px, py)| {
+            let [r, g, b] = image.rgb(px, py);
+            r > 170 && g > 130 && b < 110 && r >= g
+        })
+        .count()
+}
+
 fn check(open: Option<&Path>, name: &str, variants: usize) {
     let (image, report) = capture(open, name);
+    // The target handle of every variant is drawn (issue 13).
+    let handles = report["handles_px"].as_array().unwrap();
+    assert_eq!(handles.len(), variants, "{name}: one handle per variant");
+    for h in handles {
+        let (x, y) = (h[0].as_f64().unwrap(), h[1].as_f64().unwrap());
+        let yellow = yellow_near(&image, x, y, 30.0);
+        eprintln!("{name}: handle at ({x:.0}, {y:.0}): {yellow} yellow pixels");
+        assert!(yellow > 10, "{name}: no handle drawn at ({x:.0}, {y:.0})");
+    }
+    // An active spring (the recorded drag of panda_drag) is drawn along
+    // its segment.
+    for s in report["springs_px"].as_array().unwrap() {
+        let s: Vec<f64> = s
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let (mx, my) = (0.5 * (s[0] + s[2]), 0.5 * (s[1] + s[3]));
+        let yellow = yellow_near(&image, mx, my, 6.0);
+        eprintln!("{name}: spring {s:.0?}: {yellow} yellow pixels at its middle");
+        assert!(yellow > 0, "{name}: the spring {s:?} is not drawn");
+    }
+    if name == "panda_drag" {
+        assert!(
+            !report["springs_px"].as_array().unwrap().is_empty(),
+            "{name}: the recorded drag's spring is on screen"
+        );
+    }
     let size = &report["window_px"];
     assert_eq!(image.width as u64, size[0].as_u64().unwrap(), "{name}");
     assert_eq!(image.height as u64, size[1].as_u64().unwrap(), "{name}");

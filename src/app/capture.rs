@@ -54,7 +54,10 @@ impl Plugin for CapturePlugin {
         app.init_resource::<ScriptedCapture>()
             .add_message::<TakeScreenshot>()
             .add_systems(Update, take_screenshots)
-            .add_systems(PostUpdate, scripted_capture);
+            .add_systems(
+                PostUpdate,
+                scripted_capture.after(bevy::transform::TransformSystems::Propagate),
+            );
     }
 }
 

@@ -121,9 +121,21 @@ impl Plugin for InteractionPlugin {
 /// Draws the target handles (needs Bevy's gizmos).
 pub struct HandlesPlugin;
 
+/// The handles' gizmos, drawn over the robot (the handle sits inside the
+/// hand when the tracking is good).
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct HandleGizmos;
+
 impl Plugin for HandlesPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, draw_handles.after(SessionSystems));
+        app.insert_gizmo_config(
+            HandleGizmos,
+            GizmoConfig {
+                depth_bias: -1.0,
+                ..default()
+            },
+        )
+        .add_systems(Update, draw_handles.after(SessionSystems));
     }
 }
 
@@ -320,7 +332,7 @@ fn draw_handles(
     state: Res<InteractionState>,
     settings: Res<InteractionSettings>,
     layout: Res<ViewLayout>,
-    mut gizmos: Gizmos,
+    mut gizmos: Gizmos<HandleGizmos>,
 ) {
     if !settings.show_handle {
         return;
