@@ -34,11 +34,12 @@ pub const ROUNDING_INERTIA_CHANGE: f64 = 1e-9;
 /// Changes up to this fraction of the robot's inertia scale are negligible
 /// for the robot: the body gets the nearest physical inertia and a warning.
 /// The projection changes each entry of the joint-space inertia H by at most
-/// the change (for unit revolute axes); the smallest diagonal entries of H
-/// of the example-robot-data robots (wrists, fingers) are ~1e-3 to 1e-4 of
-/// the scale, so 1e-6 moves none of them by more than ~0.1 %. Measured on
-/// Romeo: changes of 1.5e-4 and 5e-4 of the scale (the arm links of
-/// `romeo_small.urdf`) move a diagonal entry of H by 26 %: not negligible.
+/// the change (unit revolute axes). The smallest diagonal entry of H at the
+/// neutral pose is a median 2.8e-3 of the scale over the example-robot-data
+/// robots (moved by under 0.04 %), down to 5e-7 (Talos' fingertips: a body
+/// that small is negligible for the robot, not for its own joint). On
+/// Romeo, changes of 1.5e-4 and 5e-4 of the scale (arm links of
+/// `romeo_small.urdf`) move a diagonal entry of H by 26 %: refused.
 pub const NEGLIGIBLE_INERTIA_CHANGE: f64 = 1e-6;
 
 /// The robot's inertia scale (kg m^2): the largest principal moment of the
@@ -130,12 +131,17 @@ pub fn nearest_physical_moments(l: [f64; 3]) -> [f64; 3] {
     [p.x, p.y, p.z]
 }
 
-/// What is wrong with principal moments `l` (ascending), for messages.
-pub(crate) fn describe_moments(l: &[f64; 3]) -> String {
-    let problem = if l[0] < 0.0 {
+/// What is wrong with principal moments `l` (ascending) of a robot of
+/// inertia scale `scale`, for messages: a negative moment beyond rounding,
+/// else the triangle inequality.
+pub(crate) fn describe_moments(l: &[f64; 3], scale: f64) -> String {
+    let problem = if l[0] < -ROUNDING_INERTIA_CHANGE * scale {
         format!("principal moment {:.6e} is negative", l[0])
     } else {
-        "they violate the triangle inequality".to_string()
+        format!(
+            "they violate the triangle inequality: the two smaller fall short of the largest by {:.3e}",
+            l[2] - l[0] - l[1]
+        )
     };
     format!(
         "principal moments about the centre of mass {:.6e}, {:.6e}, {:.6e} kg m^2: {problem}",
@@ -186,13 +192,13 @@ pub(crate) fn check_body_inertias(
         if change > NEGLIGIBLE_INERTIA_CHANGE * scale {
             return Err(invalid(format!(
                 "{}; {distance}, more than the {NEGLIGIBLE_INERTIA_CHANGE:e} that is negligible",
-                describe_moments(&before)
+                describe_moments(&before, scale)
             )));
         }
         if strict {
             return Err(invalid(format!(
                 "{}; strict loading refuses it (otherwise it is replaced with a warning: {distance})",
-                describe_moments(&before)
+                describe_moments(&before, scale)
             )));
         }
         let projected = axes * Mat3::from_diagonal(&Vec3::from(after)) * axes.transpose();

@@ -57,7 +57,7 @@ impl fmt::Display for ModelWarning {
                  (strict loading refuses it instead)",
                 file.display(),
                 merged_clause(merged),
-                super::inertia_check::describe_moments(before),
+                super::inertia_check::describe_moments(before, *scale),
                 change / scale,
                 after[0],
                 after[1],
