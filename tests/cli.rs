@@ -102,7 +102,7 @@ fn eval_works_on_a_urdf_without_reference_data() {
     let dir = scratch("unseen");
     let model = passivity_lab::model::Model::from_urdf_file(
         repo_path("benches/models/serial7.urdf"),
-        Default::default(),
+        passivity_lab::model::RootJoint::default(),
     )
     .unwrap();
     let names: Vec<&str> = model.bodies.iter().map(|b| b.joint_name.as_str()).collect();

@@ -2,7 +2,7 @@
 //! over random states, measured like ../shared/bench/pin_bench.cpp (64
 //! states, warm-up, best of 5 repetitions) for side-by-side ratios.
 
-use super::{load_model, RootArg};
+use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
     aba, check_dynamics_size, christoffel_symbols, coriolis_matrix,
     coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
@@ -21,9 +21,8 @@ pub struct Args {
     /// Robot description.
     #[arg(long)]
     model: PathBuf,
-    /// How the root link is attached.
-    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
-    root: RootArg,
+    #[command(flatten)]
+    load: LoadArgs,
     /// Print JSON instead of lines "algorithm microseconds".
     #[arg(long)]
     json: bool,
@@ -88,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.iterations >= 50,
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
-    let model = load_model(&args.model, args.root)?;
+    let model = load_model(&args.model, args.load)?;
     check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);

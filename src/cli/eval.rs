@@ -1,7 +1,7 @@
 //! `passivity-lab eval`: this project's values for the states of a file in
 //! the reference-data format.
 
-use super::{load_model, RootArg};
+use super::{load_model, LoadArgs};
 use anyhow::Context;
 use passivity_lab::eval::{evaluate_stream, EvalError};
 use passivity_lab::factorization::{Beta, Factorization};
@@ -14,9 +14,8 @@ pub struct Args {
     /// Robot description.
     #[arg(long)]
     urdf: PathBuf,
-    /// How the root link is attached.
-    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
-    root: RootArg,
+    #[command(flatten)]
+    load: LoadArgs,
     /// Input states (reference-data format: joint_names, samples with q, v, a, v_r, a_r, frames).
     #[arg(long)]
     input: PathBuf,
@@ -69,7 +68,7 @@ fn check_output(args: &Args) -> anyhow::Result<()> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     check_output(&args)?;
-    let mut model = load_model(&args.urdf, args.root)?;
+    let mut model = load_model(&args.urdf, args.load)?;
     let factorization = factorization(&args, model.nv)?;
     let input = open(&args.input, InputKind::EvalStates)?;
     let n = write_atomically_with(&args.output, |out| {

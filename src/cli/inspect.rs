@@ -1,6 +1,6 @@
 //! `passivity-lab inspect`: what a URDF turns into.
 
-use super::{load_model, RootArg};
+use super::{load_model, LoadArgs};
 use passivity_lab::model::Joint;
 use std::path::PathBuf;
 
@@ -8,13 +8,12 @@ use std::path::PathBuf;
 pub struct Args {
     /// Robot description.
     urdf: PathBuf,
-    /// How the root link is attached.
-    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
-    root: RootArg,
+    #[command(flatten)]
+    load: LoadArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let model = load_model(&args.urdf, args.root)?;
+    let model = load_model(&args.urdf, args.load)?;
     let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
     println!(
         "{}: {} bodies, nq = {}, nv = {}, total mass {mass:.4} kg",

@@ -11,7 +11,7 @@ mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
-use passivity_lab::model::{Model, RootJoint};
+use passivity_lab::model::{Model, ModelWarning, RootJoint, UrdfOptions};
 use passivity_lab::scenario::Scenario;
 use std::path::Path;
 
@@ -65,9 +65,51 @@ impl From<RootArg> for RootJoint {
     }
 }
 
-/// Loads a URDF with a message naming the file on failure.
-pub fn load_model(path: &Path, root: RootArg) -> anyhow::Result<Model> {
-    Ok(Model::from_urdf_file(path, root.into())?)
+/// How `inspect`, `eval` and `bench` load their URDF.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct LoadArgs {
+    /// How the root link is attached.
+    #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
+    root: RootArg,
+    /// Refuse a body whose inertia is not physical, instead of replacing a
+    /// negligible error by the nearest physical inertia with a warning.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Loads a URDF with a message naming the file on failure, and reports
+/// what the loader changed on stderr.
+pub fn load_model(path: &Path, load: LoadArgs) -> anyhow::Result<Model> {
+    let options = UrdfOptions {
+        root: load.root.into(),
+        strict: load.strict,
+    };
+    let model = Model::from_urdf_file(path, options)?;
+    report_warnings(&model.warnings);
+    Ok(model)
+}
+
+/// Loads a scenario (the embedded default when `path` is `None`), its robot
+/// strictly if `strict` (as `robot.strict = true`), and reports what the
+/// loader changed on stderr.
+pub fn load_scenario(path: Option<&Path>, strict: bool) -> anyhow::Result<Scenario> {
+    let mut scenario = match path {
+        Some(p) => Scenario::load(p)?,
+        None => Scenario::embedded_default()?,
+    };
+    if strict {
+        scenario = scenario.with_strict_robot()?;
+    }
+    report_warnings(scenario.warnings());
+    Ok(scenario)
+}
+
+/// Prints what the loader changed in the robot description, one
+/// `warning:` line each, on stderr.
+pub fn report_warnings(warnings: &[ModelWarning]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// Locks and prepares the output folder `out` of a run of `scenario`

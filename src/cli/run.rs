@@ -2,14 +2,14 @@
 //! summary, the resolved scenario and plots.
 
 use super::interrupt::{self, Interrupted};
-use super::output_folder;
+use super::{load_scenario, output_folder};
 use anyhow::Context;
 use passivity_lab::scenario::{
-    format_duration, run_complete, run_variant_until, write_results, RunEstimate, Scenario,
-    Variant, VariantResult,
+    format_duration, run_complete, run_variant_until, write_results, RunEstimate, Variant,
+    VariantResult,
 };
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Default)]
@@ -27,14 +27,10 @@ pub struct Args {
     /// earlier run's results (they are deleted).
     #[arg(long)]
     force: bool,
-}
-
-/// Loads the scenario named on the command line, or the embedded default.
-pub fn load(path: Option<&Path>) -> anyhow::Result<Scenario> {
-    Ok(match path {
-        Some(p) => Scenario::load(p)?,
-        None => Scenario::embedded_default()?,
-    })
+    /// Load the robot strictly, as with `robot.strict = true`: refuse a body
+    /// whose inertia is not physical instead of correcting a negligible error.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Runs `variants` one after the other, with a progress line and the
@@ -75,7 +71,7 @@ fn run_all(variants: Vec<Variant>, estimate: &RunEstimate) -> Vec<VariantResult>
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let scenario = load(args.scenario.as_deref())?;
+    let scenario = load_scenario(args.scenario.as_deref(), args.strict)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&scenario.file.name));

@@ -2,10 +2,10 @@
 //! on all cores, with one summary table.
 
 use super::interrupt::{self, Interrupted};
-use super::output_folder;
+use super::{load_scenario, output_folder};
 use anyhow::Context;
 use passivity_lab::io::write_atomically;
-use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate, Scenario};
+use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -35,6 +35,10 @@ pub struct Args {
     /// earlier sweep's results (they are deleted).
     #[arg(long)]
     force: bool,
+    /// Load the robot strictly, as with `robot.strict = true`: refuse a body
+    /// whose inertia is not physical instead of correcting a negligible error.
+    #[arg(long)]
+    strict: bool,
 }
 
 const COLUMNS: [&str; 9] = [
@@ -50,7 +54,7 @@ const COLUMNS: [&str; 9] = [
 ];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = load_scenario(Some(&args.scenario), args.strict)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runs = sweep_runs(&scenario, &args.param, &args.values)?;
     let variants: Vec<_> = runs.iter().map(|r| &r.variant).collect();
@@ -94,6 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "complete": complete,
         "runs_finished": finished,
         "runs_total": total,
+        "warnings": scenario.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
         "runs": json,
     });
     let cannot_write = || format!("{}: cannot write", out.display());

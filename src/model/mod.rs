@@ -14,14 +14,20 @@
 mod builtin;
 mod configuration;
 mod error;
+mod inertia_check;
 mod joint;
 mod urdf;
+mod warning;
 
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub use error::ModelError;
+pub use inertia_check::{
+    inertia_scale, nearest_physical_moments, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
+};
 pub use joint::{Joint, JointLimits};
 pub(crate) use urdf::parse_urdf;
-pub use urdf::{RootJoint, MAX_URDF_LINKS};
+pub use urdf::{RootJoint, UrdfOptions, MAX_URDF_LINKS};
+pub use warning::ModelWarning;
 
 use crate::spatial::{Mat3, RigidInertia, Transform, Vec3};
 
@@ -83,6 +89,9 @@ pub struct Model {
     /// Whether each body's `tree_placement` is a pure translation, so that
     /// kinematics can skip a rotation product.
     tree_is_translation: Vec<bool>,
+    /// What the loader changed to load the description (empty unless
+    /// loaded from a URDF that needed it); for the caller to report.
+    pub warnings: Vec<ModelWarning>,
 }
 
 /// The tree of speeds: each speed's parent speed, cut into runs of
@@ -218,6 +227,7 @@ impl Model {
             dof_body,
             supports,
             tree_is_translation,
+            warnings: Vec::new(),
         }
     }
 

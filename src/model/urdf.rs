@@ -1,6 +1,8 @@
 //! URDF loading (urdf-rs) into a [`Model`]: fixed joints merged into their
-//! parent body, mimic tags ignored, every number validated.
+//! parent body, mimic tags ignored, every number validated, body inertias
+//! checked once merged (`inertia_check`).
 
+use super::inertia_check::check_body_inertias;
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
 use crate::input::{check_xml_depth, count_top_level, read_text, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
@@ -17,19 +19,42 @@ pub enum RootJoint {
     Free,
 }
 
+/// How a URDF is loaded (a [`RootJoint`] alone means not strict).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UrdfOptions {
+    pub root: RootJoint,
+    /// Refuse a body whose inertia is not physical beyond rounding, instead
+    /// of replacing a negligible error by the nearest physical inertia with
+    /// a warning (see [`super::NEGLIGIBLE_INERTIA_CHANGE`]).
+    pub strict: bool,
+}
+
+impl From<RootJoint> for UrdfOptions {
+    fn from(root: RootJoint) -> Self {
+        UrdfOptions {
+            root,
+            strict: false,
+        }
+    }
+}
+
 impl Model {
-    /// Loads a URDF file.
-    pub fn from_urdf_file(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
+    /// Loads a URDF file; what the loader changed is in [`Model::warnings`].
+    pub fn from_urdf_file(
+        path: impl AsRef<Path>,
+        options: impl Into<UrdfOptions>,
+    ) -> Result<Model, ModelError> {
         let path = path.as_ref();
         let text = read_text(path, InputKind::Urdf)?;
-        Self::from_urdf_str(&text, path, root)
+        Self::from_urdf_str(&text, path, options)
     }
 
-    /// Loads URDF text; `file` is only used to name the source in errors.
+    /// Loads URDF text; `file` is only used to name the source in errors
+    /// and warnings.
     pub fn from_urdf_str(
         text: &str,
         file: impl AsRef<Path>,
-        root: RootJoint,
+        options: impl Into<UrdfOptions>,
     ) -> Result<Model, ModelError> {
         let file = file.as_ref().to_path_buf();
         let robot = parse_urdf(text, &file)?;
@@ -37,7 +62,7 @@ impl Model {
             file,
             robot: &robot,
         }
-        .build(root)
+        .build(options.into())
     }
 }
 
@@ -89,7 +114,8 @@ fn pose_transform(p: &urdf_rs::Pose) -> Transform {
 }
 
 impl Builder<'_> {
-    fn build(&self, root: RootJoint) -> Result<Model, ModelError> {
+    fn build(&self, options: UrdfOptions) -> Result<Model, ModelError> {
+        let root = options.root;
         let file = &self.file;
         let links = &self.robot.links;
         let joints = &self.robot.joints;
@@ -259,7 +285,10 @@ impl Builder<'_> {
         if bodies.is_empty() {
             return Err(ModelError::NoMovingBody { file: file.clone() });
         }
-        Ok(Model::new(self.robot.name.clone(), bodies, frames))
+        let warnings = check_body_inertias(&mut bodies, &frames, file, options.strict)?;
+        let mut model = Model::new(self.robot.name.clone(), bodies, frames);
+        model.warnings = warnings;
+        Ok(model)
     }
 
     /// The joint model of a URDF joint, `None` for a fixed joint.
@@ -352,31 +381,7 @@ impl Builder<'_> {
                 mass: inr.mass.value,
             });
         }
-        let invalid = |reason: String| ModelError::InvalidInertia {
-            file: file.clone(),
-            link: l.name.clone(),
-            reason,
-        };
-        let mut eig: Vec<f64> = inertia_matrix(i)
-            .symmetric_eigenvalues()
-            .iter()
-            .copied()
-            .collect();
-        eig.sort_by(f64::total_cmp);
-        // Tolerance relative to the inertia's size, for values rounded in files.
-        let tol = 1e-9 * eig[2].abs().max(1e-12);
-        if eig[0] < -tol {
-            return Err(invalid(format!(
-                "principal moment {:.6e} is negative",
-                eig[0]
-            )));
-        }
-        if eig[0] + eig[1] < eig[2] - tol {
-            return Err(invalid(format!(
-                "principal moments {:.6e}, {:.6e}, {:.6e} violate the triangle inequality",
-                eig[0], eig[1], eig[2]
-            )));
-        }
+        // Inertia tensors are checked per body, once merged (inertia_check).
         Ok(())
     }
 

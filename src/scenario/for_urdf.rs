@@ -96,6 +96,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             urdf: Some(urdf.clone()),
             builtin: None,
             root: "fixed".into(),
+            strict: false,
             gravity: [0.0, 0.0, -9.81],
             mass: None,
             masses: None,

@@ -28,7 +28,9 @@ use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
 use crate::input::{read_text, InputError, InputKind};
-use crate::model::{planar_two_link_arm, point_mass, Model, ModelError, RootJoint};
+use crate::model::{
+    planar_two_link_arm, point_mass, Model, ModelError, ModelWarning, RootJoint, UrdfOptions,
+};
 use crate::sim::{
     ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping, BLOW_UP,
     MAX_POSITION,
@@ -73,6 +75,8 @@ pub struct Scenario {
     /// The source file (for messages and relative paths).
     pub path: PathBuf,
     text: String,
+    /// What the URDF loader changed in the robot (see [`Scenario::warnings`]).
+    warnings: Vec<ModelWarning>,
 }
 
 /// One variant ready to run.
@@ -128,13 +132,32 @@ impl Scenario {
                 message,
             }
         })?;
-        let scenario = Scenario {
+        let mut scenario = Scenario {
             file,
             path,
             text: text.to_string(),
+            warnings: Vec::new(),
         };
-        scenario.variants()?;
+        scenario.check_names()?;
+        let nominal = scenario.nominal_model()?;
+        scenario.warnings = nominal.warnings.clone();
+        scenario.variants_of(nominal)?;
         Ok(scenario)
+    }
+
+    /// What the URDF loader changed in the robot to load it (for example a
+    /// negligible inertia error replaced by the nearest physical inertia):
+    /// for the caller to report; runs write them into `summary.json`.
+    pub fn warnings(&self) -> &[ModelWarning] {
+        &self.warnings
+    }
+
+    /// The same scenario with `robot.strict = true`: the robot's URDF is
+    /// loaded strictly (no effect on built-in systems).
+    pub fn with_strict_robot(&self) -> Result<Scenario, ScenarioError> {
+        let mut file = self.file.clone();
+        file.robot.strict = true;
+        Scenario::from_file(file, &self.path)
     }
 
     /// The embedded default scenario ([`DEFAULT_SCENARIO`]).
@@ -224,7 +247,11 @@ impl Scenario {
                         "mass, masses and lengths apply to built-in systems only",
                     ));
                 }
-                Model::from_urdf_file(self.urdf_path().unwrap_or(urdf.clone()), root).map_err(
+                let options = UrdfOptions {
+                    root,
+                    strict: r.strict,
+                };
+                Model::from_urdf_file(self.urdf_path().unwrap_or(urdf.clone()), options).map_err(
                     |error| ScenarioError::Model {
                         file: self.path.clone(),
                         error,
@@ -873,8 +900,12 @@ impl Scenario {
     /// the file has none).
     pub fn variants(&self) -> Result<Vec<Variant>, ScenarioError> {
         self.check_names()?;
+        self.variants_of(self.nominal_model()?)
+    }
+
+    /// Builds every variant's simulation around the loaded robot `nominal`.
+    fn variants_of(&self, nominal: Model) -> Result<Vec<Variant>, ScenarioError> {
         let f = &self.file;
-        let nominal = self.nominal_model()?;
         let mut plant = nominal.clone();
         if let Some(p) = &f.robot.payload {
             self.add_payload(&mut plant, p, "robot.payload")?;

@@ -242,6 +242,7 @@ pub fn write_results(
             "duration_s": scenario.file.simulation.duration,
         })),
         "not_run": not_run(scenario, results),
+        "warnings": scenario.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
         "variants": variants,
     });
     write_atomically(

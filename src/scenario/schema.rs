@@ -59,6 +59,11 @@ pub struct RobotSpec {
     /// "fixed" (default) or "free".
     #[serde(default = "default_root")]
     pub root: String,
+    /// URDF robots: refuse a body whose inertia is not physical, instead of
+    /// replacing a negligible error by the nearest physical inertia with a
+    /// warning (default false).
+    #[serde(default)]
+    pub strict: bool,
     /// Gravity in world coordinates, default [0, 0, -9.81].
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],
