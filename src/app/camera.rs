@@ -230,6 +230,7 @@ fn fitting_distance(view: &OrbitCamera, lo: Vec3, hi: Vec3, aspect: f32) -> f32 
     distance
 }
 
+#[allow(clippy::too_many_arguments)]
 fn orbit(
     buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,

@@ -24,6 +24,7 @@ pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
+#[cfg(feature = "gui")]
 pub(crate) use rapier_plant::{collider_shape, pose, vector};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
