@@ -279,6 +279,17 @@ fn shipped_scenarios_run_cleanly() {
             if scenario.file.robot.root == "free" {
                 continue;
             }
+            // A drag held to the end (panda_drag) is a load the loop is
+            // still carrying: the pose is off by the spring's pull.
+            let held = scenario.file.disturbances.iter().any(|d| {
+                matches!(
+                    d,
+                    passivity_lab::scenario::DisturbanceSpec::Drag { release: None, .. }
+                )
+            });
+            if held {
+                continue;
+            }
             let e = r.samples.last().unwrap().lyapunov.e_norm;
             assert!(
                 e < 0.05,
