@@ -305,6 +305,16 @@ mod live_interaction {
         }
     }
 
+    /// The scenario's variants at t = 0, named.
+    fn simulations(scenario: &Scenario) -> Vec<(String, Simulation)> {
+        scenario
+            .variants()
+            .unwrap()
+            .into_iter()
+            .map(|v| (v.name, v.simulation))
+            .collect()
+    }
+
     fn loops(sims: &mut [(String, Simulation)]) -> Vec<LiveLoop<'_>> {
         sims.iter_mut()
             .map(|(name, sim)| LiveLoop { name, sim })
@@ -317,12 +327,7 @@ mod live_interaction {
         steps: usize,
     ) -> Vec<Vec<f64>> {
         let replayed = Scenario::from_file(file, &scenario.path).unwrap();
-        let mut sims: Vec<(String, Simulation)> = replayed
-            .variants()
-            .unwrap()
-            .into_iter()
-            .map(|v| (v.name, v.simulation))
-            .collect();
+        let mut sims = simulations(&replayed);
         let mut log = Vec::new();
         step_all(&mut sims, steps, &mut log);
         log
@@ -343,12 +348,7 @@ mod live_interaction {
     fn drags_and_a_joint_target_replay_exactly() {
         let scenario = Scenario::load(repo_path("scenarios/panda_push.toml")).unwrap();
         let mut file = scenario.file.clone();
-        let mut sims: Vec<(String, Simulation)> = scenario
-            .variants()
-            .unwrap()
-            .into_iter()
-            .map(|v| (v.name, v.simulation))
-            .collect();
+        let mut sims = simulations(&scenario);
         let model = sims[0].1.plant.clone();
         let hand = model.frame_by_name("panda_hand").unwrap();
         let body = model.frames[hand].body.unwrap();
@@ -431,12 +431,7 @@ mod live_interaction {
     fn a_dragged_task_target_replays_exactly() {
         let scenario = Scenario::load(repo_path("scenarios/ur5_task_pose.toml")).unwrap();
         let mut file = scenario.file.clone();
-        let mut sims: Vec<(String, Simulation)> = scenario
-            .variants()
-            .unwrap()
-            .into_iter()
-            .map(|v| (v.name, v.simulation))
-            .collect();
+        let mut sims = simulations(&scenario);
         let mut live = Vec::new();
         step_all(&mut sims, 300, &mut live);
         let start = Vec3::from(sims[0].1.sample().task.unwrap().desired_position);

@@ -194,14 +194,8 @@ impl Reference {
                 bandwidth,
                 steps,
             } => {
-                let t0 = steps[0].time;
-                before.evaluate(t.min(t0), d);
-                if t > t0 {
-                    for i in 0..d.q.len() {
-                        (d.q[i], d.v[i], d.a[i]) =
-                            stepped_target::evaluate(*bandwidth, steps, i, (d.q[i], d.v[i]), t);
-                    }
-                }
+                before.evaluate(t.min(steps[0].time), d);
+                stepped_target::follow(*bandwidth, steps, t, &mut d.q, &mut d.v, &mut d.a);
             }
         }
     }

@@ -83,6 +83,25 @@ pub fn evaluate(
     (x, v, 0.0)
 }
 
+/// After the first step's time, replaces (x, x', x'') — the previous
+/// reference's values at that time, as the filter's start — by the
+/// filtered target at t, coordinate by coordinate; before it, leaves them.
+pub fn follow(
+    bandwidth: f64,
+    steps: &[TargetStep],
+    t: f64,
+    x: &mut [f64],
+    v: &mut [f64],
+    a: &mut [f64],
+) {
+    if t <= steps[0].time {
+        return;
+    }
+    for i in 0..x.len() {
+        (x[i], v[i], a[i]) = evaluate(bandwidth, steps, i, (x[i], v[i]), t);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -396,17 +396,15 @@ impl TaskReference {
             } => {
                 let t0 = steps[0].time;
                 before.evaluate(t.min(t0), start, d);
+                stepped_target::follow(
+                    *bandwidth,
+                    steps,
+                    t,
+                    d.position.as_mut_slice(),
+                    d.velocity.as_mut_slice(),
+                    d.acceleration.as_mut_slice(),
+                );
                 if t > t0 {
-                    for i in 0..3 {
-                        (d.position[i], d.velocity[i], d.acceleration[i]) =
-                            stepped_target::evaluate(
-                                *bandwidth,
-                                steps,
-                                i,
-                                (d.position[i], d.velocity[i]),
-                                t,
-                            );
-                    }
                     hold(d, d.rotation);
                 }
             }
