@@ -15,11 +15,13 @@ mod builtin;
 mod configuration;
 mod error;
 mod joint;
+mod mimic;
 mod urdf;
 
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub use error::ModelError;
 pub use joint::{Joint, JointLimits};
+pub use mimic::{Coupling, MimicError, MimicRelation, UrdfOptions};
 pub(crate) use urdf::parse_urdf;
 pub use urdf::{RootJoint, MAX_URDF_LINKS};
 
@@ -74,15 +76,20 @@ pub struct Model {
     pub frames: Vec<Frame>,
     /// Gravity acceleration in world coordinates (default [0, 0, -9.81]).
     pub gravity: Vec3,
+    /// Number of coordinates and speeds of the system: all joints of a
+    /// tree; the independent ones when the model has a [`Coupling`].
     pub nq: usize,
     pub nv: usize,
-    /// For each speed index, the body it belongs to.
+    /// For each tree speed index, the body it belongs to.
     pub dof_body: Vec<usize>,
     /// Speed supports (see [`Model::support`]) as parent walks: O(nv) memory.
     supports: Supports,
     /// Whether each body's `tree_placement` is a pure translation, so that
     /// kinematics can skip a rotation product.
     tree_is_translation: Vec<bool>,
+    /// Mimic joints: the constant map from the system's coordinates to the
+    /// tree's (`None` for a tree).
+    coupling: Option<Coupling>,
 }
 
 /// The tree of speeds: each speed's parent speed, cut into runs of
@@ -218,6 +225,7 @@ impl Model {
             dof_body,
             supports,
             tree_is_translation,
+            coupling: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! URDF loading (urdf-rs) into a [`Model`]: fixed joints merged into their
-//! parent body, mimic tags ignored, every number validated.
+//! parent body, every number validated. Mimic tags are ignored here (each
+//! joint independent); `mimic.rs` honours them on request.
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
 use crate::input::{check_xml_depth, count_top_level, read_text, InputKind};
@@ -31,14 +32,22 @@ impl Model {
         file: impl AsRef<Path>,
         root: RootJoint,
     ) -> Result<Model, ModelError> {
-        let file = file.as_ref().to_path_buf();
-        let robot = parse_urdf(text, &file)?;
-        Builder {
-            file,
-            robot: &robot,
-        }
-        .build(root)
+        let file = file.as_ref();
+        build(&parse_urdf(text, file)?, file, root)
     }
+}
+
+/// The tree of a parsed URDF (mimic tags ignored); `file` names it in errors.
+pub(super) fn build(
+    robot: &urdf_rs::Robot,
+    file: &Path,
+    root: RootJoint,
+) -> Result<Model, ModelError> {
+    Builder {
+        file: file.to_path_buf(),
+        robot,
+    }
+    .build(root)
 }
 
 /// Most links, and most joints, a URDF may have: urdf-rs parses about
