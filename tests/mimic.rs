@@ -11,7 +11,8 @@ use passivity_lab::algorithms::{
     christoffel_symbols, coriolis_matrix, crba, generalized_gravity, rnea, BodyFactorization,
     Workspace,
 };
-use passivity_lab::eval::compare;
+use passivity_lab::eval::{compare, evaluate};
+use passivity_lab::factorization::Factorization;
 use passivity_lab::model::{Joint, Model, RootJoint, UrdfOptions};
 use serde_json::{json, Value};
 
@@ -287,4 +288,52 @@ fn oracle_matches_pinocchio_reference_files() {
             &reference,
         );
     }
+}
+
+#[test]
+fn cluster_algorithms_match_pinocchio_reference_files() {
+    for (file, urdf, root) in CASES {
+        let reference = reference(file);
+        let mut model = coupled(urdf, root);
+        let ours = evaluate(
+            &mut model,
+            &reference,
+            &Factorization::ChristoffelConsistent,
+        )
+        .unwrap();
+        assert_matches(&format!("eval, {file}"), &ours, &reference);
+        for s in ours["samples"].as_array().unwrap() {
+            let d = &s["diagnostics"];
+            assert!(d["skew_residual"].as_f64().unwrap() < 1e-9, "{file}: {d}");
+            assert!(
+                d["validity_residual"].as_f64().unwrap() < 1e-9,
+                "{file}: {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn without_the_option_mimic_tags_are_ignored() {
+    let tree = Model::from_urdf_file(
+        repo_path(&format!("{ROBOTS}/panda_description/urdf/panda.urdf")),
+        RootJoint::Fixed,
+    )
+    .unwrap();
+    assert!(tree.coupling().is_none());
+    assert_eq!((tree.nq, tree.nv), (9, 9));
+    let model = coupled("panda_description/urdf/panda.urdf", RootJoint::Fixed);
+    assert_eq!((model.nq, model.nv), (8, 8));
+    assert_eq!((model.tree_nq(), model.tree_nv()), (9, 9));
+    let finger2 = model.body_by_joint_name("panda_finger_joint2").unwrap();
+    assert_eq!(model.system_indices(finger2), None);
+    // A file for mimic joints is refused on a model loaded without them.
+    let mut tree = tree;
+    let err = evaluate(
+        &mut tree,
+        &reference("panda_mimic.json"),
+        &Factorization::ChristoffelConsistent,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("\"mimic\": true"), "{err}");
 }

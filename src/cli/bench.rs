@@ -24,6 +24,9 @@ pub struct Args {
     /// How the root link is attached.
     #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
     root: RootArg,
+    /// Honour the URDF's <mimic> tags (coupled joints, geared rotors).
+    #[arg(long)]
+    mimic: bool,
     /// Print JSON instead of lines "algorithm microseconds".
     #[arg(long)]
     json: bool,
@@ -88,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.iterations >= 50,
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
-    let model = load_model(&args.model, args.root)?;
+    let model = load_model(&args.model, args.root, args.mimic)?;
     check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);

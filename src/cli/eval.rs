@@ -3,7 +3,7 @@
 
 use super::{load_model, RootArg};
 use anyhow::Context;
-use passivity_lab::eval::{evaluate_stream, EvalError};
+use passivity_lab::eval::{evaluate_stream, mimic_requested, EvalError};
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::input::{open, InputKind};
 use passivity_lab::io::{regular_file_target, same_file, write_atomically_with};
@@ -31,6 +31,10 @@ pub struct Args {
     /// Torsion strength beta, with --factorization torsion.
     #[arg(long, allow_hyphen_values = true)]
     beta: Option<f64>,
+    /// Honour the URDF's <mimic> tags (also on when the input file says
+    /// "mimic": true): the robot's coordinates are its independent joints.
+    #[arg(long)]
+    mimic: bool,
 }
 
 /// The factorization the arguments name, for an nv-DoF model.
@@ -69,7 +73,10 @@ fn check_output(args: &Args) -> anyhow::Result<()> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     check_output(&args)?;
-    let mut model = load_model(&args.urdf, args.root)?;
+    let mimic = args.mimic
+        || mimic_requested(open(&args.input, InputKind::EvalStates)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
+    let mut model = load_model(&args.urdf, args.root, mimic)?;
     let factorization = factorization(&args, model.nv)?;
     let input = open(&args.input, InputKind::EvalStates)?;
     let n = write_atomically_with(&args.output, |out| {

@@ -11,10 +11,13 @@ pub struct Args {
     /// How the root link is attached.
     #[arg(long, value_enum, default_value_t = RootArg::Fixed)]
     root: RootArg,
+    /// Honour the URDF's <mimic> tags (coupled joints, geared rotors).
+    #[arg(long)]
+    mimic: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let model = load_model(&args.urdf, args.root)?;
+    let model = load_model(&args.urdf, args.root, args.mimic)?;
     let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
     println!(
         "{}: {} bodies, nq = {}, nv = {}, total mass {mass:.4} kg",
@@ -38,6 +41,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{i:>4} {parent:>6} {:<28} {:<28} {kind:<10} {:>10.4}",
             b.joint_name, b.name, b.inertia.mass
         );
+    }
+    if let Some(c) = model.coupling() {
+        let (tree_nq, tree_nv) = c.tree_sizes();
+        println!(
+            "{} mimic joints (tree nq = {tree_nq}, nv = {tree_nv}; the robot's coordinates are its independent joints):",
+            c.relations.len()
+        );
+        for r in &c.relations {
+            println!(
+                "  {} = {} * {} + {}",
+                r.joint, r.multiplier, r.primary, r.offset
+            );
+        }
     }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
     println!("{} frames: {}", names.len(), names.join(", "));

@@ -11,7 +11,7 @@ mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
-use passivity_lab::model::{Model, RootJoint};
+use passivity_lab::model::{Model, RootJoint, UrdfOptions};
 use passivity_lab::scenario::Scenario;
 use std::path::Path;
 
@@ -66,8 +66,13 @@ impl From<RootArg> for RootJoint {
 }
 
 /// Loads a URDF with a message naming the file on failure.
-pub fn load_model(path: &Path, root: RootArg) -> anyhow::Result<Model> {
-    Ok(Model::from_urdf_file(path, root.into())?)
+/// Its `<mimic>` tags are honoured when `mimic` is set.
+pub fn load_model(path: &Path, root: RootArg, mimic: bool) -> anyhow::Result<Model> {
+    let options = UrdfOptions {
+        root: root.into(),
+        mimic,
+    };
+    Ok(Model::from_urdf_file_with(path, options)?)
 }
 
 /// Locks and prepares the output folder `out` of a run of `scenario`
