@@ -337,3 +337,276 @@ fn without_the_option_mimic_tags_are_ignored() {
     .unwrap_err();
     assert!(err.to_string().contains("\"mimic\": true"), "{err}");
 }
+
+/// A link with a generic inertia (`k` varies it).
+fn link(name: &str, k: f64) -> String {
+    format!(
+        r#"<link name="{name}"><inertial><origin xyz="{:.3} {:.3} {:.3}" rpy="0.1 -0.2 0.3"/><mass value="{:.3}"/><inertia ixx="{:.4}" ixy="0.001" ixz="-0.002" iyy="{:.4}" iyz="0.0015" izz="{:.4}"/></inertial></link>"#,
+        0.05 * k,
+        -0.02 * k,
+        0.1,
+        0.5 + 0.3 * k,
+        0.02 + 0.003 * k,
+        0.025 + 0.002 * k,
+        0.03 + 0.001 * k
+    )
+}
+
+/// A joint; `mimic` is `(primary, multiplier, offset)`.
+fn joint(
+    name: &str,
+    kind: &str,
+    parent: &str,
+    child: &str,
+    xyz: &str,
+    axis: &str,
+    mimic: Option<(&str, f64, f64)>,
+) -> String {
+    let mimic = mimic.map_or(String::new(), |(j, m, o)| {
+        format!(r#"<mimic joint="{j}" multiplier="{m}" offset="{o}"/>"#)
+    });
+    format!(
+        r#"<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/><origin xyz="{xyz}" rpy="0.3 0.1 -0.2"/><axis xyz="{axis}"/>{mimic}</joint>"#
+    )
+}
+
+/// Every kind of coupling at once: a geared rotor on its joint's parent
+/// (negative gear -150), a mimic below its primary (prismatic driving a
+/// revolute, 0.1 with an offset) and a mimic of that mimic (-2.5: a
+/// chain), two sibling fingers (-1), a mimic on another branch (3), and
+/// a fixed tool link.
+fn coupled_robot_urdf() -> String {
+    let links: String = [
+        "base", "l1", "l2", "r2", "l3", "l4", "l5", "fa", "fb", "l6", "l7", "tool",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(k, n)| link(n, k as f64))
+    .collect();
+    let joints = [
+        joint("j1", "revolute", "base", "l1", "0 0 0.3", "0 0 1", None),
+        joint("j2", "revolute", "l1", "l2", "0.1 0 0.2", "0 1 0", None),
+        joint(
+            "j2_rotor",
+            "revolute",
+            "l1",
+            "r2",
+            "0.1 0 0.2",
+            "0 1 0",
+            Some(("j2", -150.0, 0.0)),
+        ),
+        joint("j3", "prismatic", "l2", "l3", "0 0.2 0.1", "1 0 0", None),
+        joint(
+            "j4",
+            "revolute",
+            "l3",
+            "l4",
+            "0.1 0.1 0",
+            "0.3 0.4 0.5",
+            Some(("j3", 0.1, 0.2)),
+        ),
+        joint(
+            "j5",
+            "continuous",
+            "l4",
+            "l5",
+            "0 0 0.15",
+            "1 0 0",
+            Some(("j4", -2.5, -0.3)),
+        ),
+        joint("f1", "prismatic", "l3", "fa", "0 0.03 0", "0 1 0", None),
+        joint(
+            "f2",
+            "prismatic",
+            "l3",
+            "fb",
+            "0 -0.03 0",
+            "0 -1 0",
+            Some(("f1", -1.0, 0.0)),
+        ),
+        joint("j6", "revolute", "l2", "l6", "0 0 0.3", "0 0 1", None),
+        joint(
+            "j7",
+            "revolute",
+            "l6",
+            "l7",
+            "0.2 0 0",
+            "0 1 0",
+            Some(("j1", 3.0, 0.5)),
+        ),
+        joint(
+            "tool_joint",
+            "fixed",
+            "l5",
+            "tool",
+            "0 0 0.1",
+            "1 0 0",
+            None,
+        ),
+    ]
+    .concat();
+    format!(r#"<robot name="coupled">{links}{joints}</robot>"#)
+}
+
+fn load_str(text: &str, root: RootJoint) -> Result<Model, passivity_lab::model::ModelError> {
+    Model::from_urdf_str_with(text, "coupled.urdf", UrdfOptions { root, mimic: true })
+}
+
+/// A random state of the system: joints in [-1.5, 1.5], a unit quaternion.
+fn random_state(model: &Model, seed: u64) -> (Vec<f64>, [Vec<f64>; 4]) {
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((x >> 11) as f64 / (1u64 << 53) as f64) * 3.0 - 1.5
+    };
+    let mut q: Vec<f64> = (0..model.nq).map(|_| next()).collect();
+    model.normalize_configuration(&mut q);
+    let speeds = std::array::from_fn(|_| (0..model.nv).map(|_| next()).collect());
+    (q, speeds)
+}
+
+/// Largest difference relative to max(1, largest magnitude of `want`).
+fn rel(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    got.iter()
+        .zip(want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        / scale
+}
+
+#[test]
+fn cluster_algorithms_match_the_oracle_on_every_kind_of_coupling() {
+    use passivity_lab::algorithms::{
+        aba, coriolis_matrix_and_derivatives, forward_kinematics, frame_jacobian,
+        frame_jacobian_time_derivative, joint_torque_regressor, kinetic_energy, slotine_li_torque,
+        JacobianFrame,
+    };
+    let text = coupled_robot_urdf();
+    for root in [RootJoint::Fixed, RootJoint::Free] {
+        let model = load_str(&text, root).unwrap();
+        let root_dofs = if root == RootJoint::Free { 6 } else { 0 };
+        // Independent: j1, j2, j3, f1, j6 (and the root).
+        assert_eq!(model.nv, root_dofs + 5, "{root:?}");
+        assert_eq!(model.tree_nv(), root_dofs + 10);
+        let c = model.coupling().unwrap();
+        let j5 = c.relations.iter().find(|r| r.joint == "j5").unwrap();
+        // q5 = -2.5 (0.1 q3 + 0.2) - 0.3.
+        assert_eq!(j5.primary, "j3");
+        assert!((j5.multiplier + 0.25).abs() < 1e-15 && (j5.offset + 0.8).abs() < 1e-15);
+        let mut oracle = oracle::Oracle::new(&model);
+        let tree = oracle.tree.clone();
+        let am = oracle.a.clone();
+        let mut ws = Workspace::new(&model);
+        let mut tws = Workspace::new(&tree);
+        let tool = model.frame_by_name("tool").unwrap();
+        for seed in 0..6 {
+            let (q, [v, a, v_r, a_r]) = random_state(&model, seed);
+            let x = oracle.values(&model, &q, &v, &a, &v_r, &a_r);
+            let what = format!("{root:?}, seed {seed}");
+            let check = |name: &str, got: &[f64], want: &[f64]| {
+                let e = rel(got, want);
+                assert!(e < 1e-10, "{what}: {name} off by {e:e}");
+            };
+            check(
+                "tau",
+                rnea(&model, &mut ws, &q, &v, &a).as_slice(),
+                x.tau.as_slice(),
+            );
+            check(
+                "gravity",
+                generalized_gravity(&model, &mut ws, &q).as_slice(),
+                x.gravity.as_slice(),
+            );
+            check(
+                "H",
+                crba(&model, &mut ws, &q).as_slice(),
+                x.mass_matrix.as_slice(),
+            );
+            let cs = BodyFactorization::ChristoffelConsistent;
+            check(
+                "C",
+                coriolis_matrix(&model, &mut ws, &q, &v, cs).as_slice(),
+                x.coriolis.as_slice(),
+            );
+            coriolis_matrix_and_derivatives(&model, &mut ws, &q, &v, cs);
+            check(
+                "H (Alg. 1)",
+                ws.mass_matrix.as_slice(),
+                x.mass_matrix.as_slice(),
+            );
+            let cct = &x.coriolis + x.coriolis.transpose();
+            check(
+                "dH/dt (Alg. 1)",
+                ws.mass_matrix_dot.as_slice(),
+                cct.as_slice(),
+            );
+            check(
+                "Christoffel",
+                christoffel_symbols(&model, &mut ws, &q),
+                &x.christoffel,
+            );
+            check(
+                "aba",
+                aba(&model, &mut ws, &q, &v, x.tau.as_slice()).as_slice(),
+                &a,
+            );
+            check(
+                "Slotine-Li",
+                slotine_li_torque(&model, &mut ws, &q, &v, &v_r, &a_r, cs).as_slice(),
+                x.tau_slotine_li.as_slice(),
+            );
+            check(
+                "kinetic energy",
+                &[kinetic_energy(&model, &mut ws, &q, &v)],
+                &[x.kinetic_energy],
+            );
+            // Jacobians and the regressor: J = J_tree A, Y = A^T Y_tree.
+            let (tq, _) = model.coupling().unwrap().tree_sizes();
+            let mut qt = vec![0.0; tq];
+            model.coupling().unwrap().expand_q(&q, &mut qt);
+            let vt = &am * DVector::from_column_slice(&v);
+            let at = &am * DVector::from_column_slice(&a);
+            for axes in [JacobianFrame::Local, JacobianFrame::WorldAligned] {
+                forward_kinematics(&tree, &mut tws, &qt);
+                let jt = frame_jacobian(&tree, &mut tws, tool, axes) * &am;
+                forward_kinematics(&model, &mut ws, &q);
+                check(
+                    "J",
+                    frame_jacobian(&model, &mut ws, tool, axes).as_slice(),
+                    jt.as_slice(),
+                );
+                frame_jacobian_time_derivative(&tree, &mut tws, &qt, vt.as_slice(), tool, axes);
+                let jdt = &tws.jacobian_dot * &am;
+                frame_jacobian_time_derivative(&model, &mut ws, &q, &v, tool, axes);
+                check("dJ/dt", ws.jacobian_dot.as_slice(), jdt.as_slice());
+            }
+            let yt = am.tr_mul(joint_torque_regressor(
+                &tree,
+                &mut tws,
+                &qt,
+                vt.as_slice(),
+                at.as_slice(),
+            ));
+            check(
+                "regressor",
+                joint_torque_regressor(&model, &mut ws, &q, &v, &a).as_slice(),
+                yt.as_slice(),
+            );
+            // dH/dt = C + C^T against a central difference along the motion.
+            let h = 1e-6;
+            let (mut qp, mut qm) = (q.clone(), q.clone());
+            model.integrate(&q, &v, h, &mut qp);
+            model.integrate(&q, &v, -h, &mut qm);
+            let hdot =
+                (crba(&model, &mut ws, &qp).clone() - crba(&model, &mut ws, &qm)) / (2.0 * h);
+            let e = rel(hdot.as_slice(), cct.as_slice());
+            assert!(e < 1e-6, "{what}: dH/dt by finite differences off by {e:e}");
+        }
+    }
+}
