@@ -610,3 +610,158 @@ fn cluster_algorithms_match_the_oracle_on_every_kind_of_coupling() {
         }
     }
 }
+
+#[test]
+fn bad_mimic_relations_are_refused_naming_the_file_and_joint() {
+    use passivity_lab::model::ModelError;
+    let dir = std::env::temp_dir().join(format!("pl-mimic-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robot = |joints: &[String]| {
+        let links: String = ["base", "a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(k, n)| link(n, k as f64))
+            .collect();
+        format!(r#"<robot name="bad">{links}{}</robot>"#, joints.concat())
+    };
+    let ja = |mimic| joint("ja", "revolute", "base", "a", "0 0 0.1", "0 0 1", mimic);
+    let jb = |mimic| joint("jb", "revolute", "a", "b", "0 0 0.1", "0 1 0", mimic);
+    let jc = |kind, mimic| joint("jc", kind, "b", "c", "0 0 0.1", "1 0 0", mimic);
+    let cases: Vec<(&str, String, RootJoint, &[&str])> = vec![
+        (
+            "missing",
+            robot(&[ja(None), jb(Some(("nope", 2.0, 0.0))), jc("revolute", None)]),
+            RootJoint::Fixed,
+            &["'jb'", "'nope'", "does not exist"],
+        ),
+        (
+            "of_fixed",
+            robot(&[ja(None), jb(Some(("jc", 2.0, 0.0))), jc("fixed", None)]),
+            RootJoint::Fixed,
+            &["'jb'", "'jc'", "fixed"],
+        ),
+        (
+            "on_fixed",
+            robot(&[ja(None), jb(None), jc("fixed", Some(("ja", 2.0, 0.0)))]),
+            RootJoint::Fixed,
+            &["'jc'", "fixed", "<mimic>"],
+        ),
+        (
+            "cycle",
+            robot(&[
+                ja(Some(("jc", 1.0, 0.0))),
+                jb(Some(("ja", 2.0, 0.0))),
+                jc("revolute", Some(("jb", 3.0, 0.0))),
+            ]),
+            RootJoint::Fixed,
+            &["cycle", "ja -> jc -> jb -> ja"],
+        ),
+        (
+            "multi_dof",
+            robot(&[
+                ja(None),
+                jb(Some(("root_joint", 1.0, 0.0))),
+                jc("revolute", None),
+            ]),
+            RootJoint::Free,
+            &["'jb'", "'root_joint'", "multi-DoF", "6 speeds"],
+        ),
+        (
+            "non_finite",
+            robot(&[
+                ja(None),
+                jb(Some(("ja", f64::NAN, 0.0))),
+                jc("revolute", None),
+            ]),
+            RootJoint::Fixed,
+            &["'jb'", "multiplier", "not a finite number"],
+        ),
+    ];
+    for (name, text, root, needles) in cases {
+        let path = dir.join(format!("{name}.urdf"));
+        std::fs::write(&path, &text).unwrap();
+        let err = Model::from_urdf_file_with(&path, UrdfOptions { root, mimic: true }).unwrap_err();
+        assert!(
+            matches!(err, ModelError::Mimic(_)),
+            "{name}: not a mimic error: {err}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&path.display().to_string()),
+            "{name}: {message}"
+        );
+        for needle in needles {
+            assert!(
+                message.contains(needle),
+                "{name}: '{needle}' not in: {message}"
+            );
+        }
+        // Without the option the tags are ignored, as before.
+        let tree = Model::from_urdf_file(&path, root).unwrap();
+        assert!(tree.coupling().is_none(), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
+    let dir = std::env::temp_dir().join(format!("pl-mimic-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = format!("{ROBOTS}/panda_description/urdf/panda_rotors.urdf");
+    let input = repo_path("tests/fixtures/reference/panda_rotors.json");
+    let output = dir.join("out.json");
+    let eval = |input: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--urdf",
+            &urdf,
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        common::run(&args)
+    };
+    // "mimic": true in the file turns mimic joints on.
+    let o = eval(&input, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    assert_eq!(
+        ours["joint_names"],
+        reference("panda_rotors.json")["joint_names"]
+    );
+    assert_matches(
+        "eval --input panda_rotors.json",
+        &ours,
+        &reference("panda_rotors.json"),
+    );
+    // Without the flag in the file: --mimic turns them on; without it the
+    // mimicking joints are independent and missing from joint_names.
+    let mut plain = reference("panda_rotors.json");
+    plain.as_object_mut().unwrap().remove("mimic");
+    let plain_path = dir.join("plain.json");
+    std::fs::write(&plain_path, plain.to_string()).unwrap();
+    let o = eval(&plain_path, &["--mimic"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = eval(&plain_path, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("panda_finger_joint2"),
+        "{err}"
+    );
+    // inspect --mimic lists the relations.
+    let o = common::run(&["inspect", &urdf, "--mimic"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("nq = 8, nv = 8"), "{out}");
+    assert!(
+        out.contains("8 mimic joints (tree nq = 16, nv = 16"),
+        "{out}"
+    );
+    assert!(
+        out.contains("panda_joint5_rotor_joint = 50 * panda_joint5 + 0"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
