@@ -765,3 +765,65 @@ fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_factorization_is_admissible_over_the_independent_speeds() {
+    use passivity_lab::factorization::{diagnose, Beta};
+    let text = coupled_robot_urdf();
+    for root in [RootJoint::Fixed, RootJoint::Free] {
+        let model = load_str(&text, root).unwrap();
+        let tree = model.tree();
+        let am = model.coupling().unwrap().matrix(model.nv);
+        let n = model.nv;
+        let (mut ws, mut tws) = (Workspace::new(&model), Workspace::new(&tree));
+        let torsion = Factorization::torsion_on_all_triples(n, Beta::constant(-5.0)).unwrap();
+        for seed in 0..3 {
+            let (q, [v, v_r, ..]) = random_state(&model, 100 + seed);
+            let (tq, _) = model.coupling().unwrap().tree_sizes();
+            let mut qt = vec![0.0; tq];
+            model.coupling().unwrap().expand_q(&q, &mut qt);
+            let vt = &am * DVector::from_column_slice(&v);
+            for f in [
+                Factorization::Classic,
+                Factorization::Alternate,
+                torsion.clone(),
+            ] {
+                let what = format!("{root:?}, seed {seed}, {}", f.name());
+                let c = f.coriolis_matrix(&model, &mut ws, &q, &v).clone();
+                // Residuals relative to the size of the terms that cancel in
+                // them, |H| |v| (the gear of 150 makes H large).
+                let vmax = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                let scale = (crba(&model, &mut ws, &q).amax() * vmax).max(1.0);
+                let d = diagnose(&model, &mut ws, &q, &v, &f);
+                assert!(
+                    d.skew_residual < 1e-12 * scale,
+                    "{what}: {d:?}, |H||v| {scale}"
+                );
+                assert!(
+                    d.validity_residual < 1e-12 * scale,
+                    "{what}: {d:?}, |H||v| {scale}"
+                );
+                assert!(d.torsion_norm > 1e-3, "{what}: not C*: {d:?}");
+                if f.name() != "torsion" {
+                    // The induced factorization A^T C_tree A (Thm. V.1).
+                    let ct =
+                        am.tr_mul(&(f.coriolis_matrix(&tree, &mut tws, &qt, vt.as_slice()) * &am));
+                    let e = rel(c.as_slice(), ct.as_slice());
+                    assert!(e < 1e-10, "{what}: C off the induced one by {e:e}");
+                }
+                // Connection coefficients contract to C, and C v_r is the O(N) product.
+                let mut g = vec![0.0; n * n * n];
+                f.connection_coefficients(&model, &mut ws, &q, &mut g);
+                let cg = DMatrix::from_fn(n, n, |i, k| {
+                    (0..n).map(|j| g[(i * n + j) * n + k] * v[j]).sum()
+                });
+                let e = rel(cg.as_slice(), c.as_slice());
+                assert!(e < 1e-10, "{what}: G v off C by {e:e}");
+                let cvr = &c * DVector::from_column_slice(&v_r);
+                let prod = f.coriolis_product(&model, &mut ws, &q, &v, &v_r);
+                let e = rel(prod.as_slice(), cvr.as_slice());
+                assert!(e < 1e-10, "{what}: C v_r off by {e:e}");
+            }
+        }
+    }
+}
