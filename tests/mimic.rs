@@ -16,7 +16,9 @@ use passivity_lab::factorization::Factorization;
 use passivity_lab::model::{Joint, Model, RootJoint, UrdfOptions};
 use serde_json::{json, Value};
 
-const ROBOTS: &str = "assets/robots/example-robot-data/robots";
+const PANDA: &str = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
+const PANDA_ROTORS: &str = "tests/fixtures/robots/panda_rotors.urdf";
+const SOLO12_ROTORS: &str = "tests/fixtures/robots/solo12_rotors.urdf";
 
 /// The test oracle: every quantity of the constrained system from the
 /// full tree's algorithms and the dense A (v_tree = A v, A constant, so
@@ -190,31 +192,16 @@ fn reference(file: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// A robot by its path in the repository.
 fn coupled(urdf: &str, root: RootJoint) -> Model {
-    Model::from_urdf_file_with(
-        repo_path(&format!("{ROBOTS}/{urdf}")),
-        UrdfOptions { root, mimic: true },
-    )
-    .unwrap()
+    Model::from_urdf_file_with(repo_path(urdf), UrdfOptions { root, mimic: true }).unwrap()
 }
 
 /// (reference file, URDF, root) of the three coupled robots.
 const CASES: [(&str, &str, RootJoint); 3] = [
-    (
-        "panda_mimic.json",
-        "panda_description/urdf/panda.urdf",
-        RootJoint::Fixed,
-    ),
-    (
-        "panda_rotors.json",
-        "panda_description/urdf/panda_rotors.urdf",
-        RootJoint::Fixed,
-    ),
-    (
-        "solo12_rotors.json",
-        "solo_description/robots/solo12_rotors.urdf",
-        RootJoint::Free,
-    ),
+    ("panda_mimic.json", PANDA, RootJoint::Fixed),
+    ("panda_rotors.json", PANDA_ROTORS, RootJoint::Fixed),
+    ("solo12_rotors.json", SOLO12_ROTORS, RootJoint::Free),
 ];
 
 /// Quantities the reference files hold, besides dH/dt.
@@ -315,14 +302,10 @@ fn cluster_algorithms_match_pinocchio_reference_files() {
 
 #[test]
 fn without_the_option_mimic_tags_are_ignored() {
-    let tree = Model::from_urdf_file(
-        repo_path(&format!("{ROBOTS}/panda_description/urdf/panda.urdf")),
-        RootJoint::Fixed,
-    )
-    .unwrap();
+    let tree = Model::from_urdf_file(repo_path(PANDA), RootJoint::Fixed).unwrap();
     assert!(tree.coupling().is_none());
     assert_eq!((tree.nq, tree.nv), (9, 9));
-    let model = coupled("panda_description/urdf/panda.urdf", RootJoint::Fixed);
+    let model = coupled(PANDA, RootJoint::Fixed);
     assert_eq!((model.nq, model.nv), (8, 8));
     assert_eq!((model.tree_nq(), model.tree_nv()), (9, 9));
     let finger2 = model.body_by_joint_name("panda_finger_joint2").unwrap();
@@ -707,14 +690,14 @@ fn bad_mimic_relations_are_refused_naming_the_file_and_joint() {
 fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
     let dir = std::env::temp_dir().join(format!("pl-mimic-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let urdf = format!("{ROBOTS}/panda_description/urdf/panda_rotors.urdf");
+    let urdf = PANDA_ROTORS;
     let input = repo_path("tests/fixtures/reference/panda_rotors.json");
     let output = dir.join("out.json");
     let eval = |input: &std::path::Path, extra: &[&str]| {
         let mut args = vec![
             "eval",
             "--urdf",
-            &urdf,
+            urdf,
             "--input",
             input.to_str().unwrap(),
             "--output",
@@ -751,7 +734,7 @@ fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
         "{err}"
     );
     // inspect --mimic lists the relations.
-    let o = common::run(&["inspect", &urdf, "--mimic"]);
+    let o = common::run(&["inspect", urdf, "--mimic"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("nq = 8, nv = 8"), "{out}");

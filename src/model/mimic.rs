@@ -276,7 +276,7 @@ fn resolve(
     }
     // Resolve chains to the primary: q_b = k q_primary + off.
     let mut resolved: Vec<Option<(usize, f64, f64)>> = vec![None; model.nbodies()];
-    for b in 0..model.nbodies() {
+    for (b, slot) in resolved.iter_mut().enumerate() {
         let (mut at, mut k, mut off) = (b, 1.0, 0.0);
         let mut path = vec![b];
         while let Some((t, m, o)) = direct[at] {
@@ -299,7 +299,7 @@ fn resolve(
             path.push(at);
         }
         if at != b {
-            resolved[b] = Some((at, k, off));
+            *slot = Some((at, k, off));
         }
     }
     // System indices: the independent joints in tree order.
