@@ -21,7 +21,7 @@
 //! independent speeds' symbol, scaled by the three multipliers:
 //! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
 
-use super::coupled::SpeedMap;
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::Workspace;
 use crate::model::Model;
@@ -30,7 +30,6 @@ use crate::model::Model;
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
-    let n = model.nv;
     let mut tree = std::mem::take(&mut ws.tree);
     let (q, []) = tree.expand(model, q, []);
     for i in 0..model.nbodies() {
@@ -38,7 +37,13 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
     ws.tree = tree;
-    let map = SpeedMap::of(model);
+    with_speed_map!(model, map => symbols(model, ws, map));
+    &ws.christoffel
+}
+
+/// The symbols from the bodies' world inertias in `ws.composite_inertias`.
+fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
+    let n = model.nv;
     map.clear(&mut ws.christoffel);
     // Every tree symbol below is written exactly once.
     let put = |g: &mut [f64], a: usize, c: usize, b: usize, x: f64| map.put3(g, n, a, c, b, x);
@@ -96,5 +101,4 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
             ws.composite_inertias[p] += ic;
         }
     }
-    &ws.christoffel
 }

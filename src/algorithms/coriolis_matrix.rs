@@ -11,7 +11,7 @@
 //! added into its independent speeds' entries, C = A^T C_tree A (the
 //! A^T H A_dot term of Thm. V.1 vanishes: A is constant).
 
-use super::coupled::SpeedMap;
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
@@ -27,7 +27,7 @@ pub fn coriolis_matrix<'w>(
     v: &[f64],
     b: BodyFactorization,
 ) -> &'w DMatrix<f64> {
-    algorithm1::<false>(model, ws, q, v, b);
+    with_speed_map!(model, map => algorithm1::<false>(model, ws, q, v, b, map));
     &ws.coriolis
 }
 
@@ -40,7 +40,7 @@ pub fn coriolis_matrix_and_derivatives(
     v: &[f64],
     b: BodyFactorization,
 ) {
-    algorithm1::<true>(model, ws, q, v, b);
+    with_speed_map!(model, map => algorithm1::<true>(model, ws, q, v, b, map));
 }
 
 fn algorithm1<const WITH_H: bool>(
@@ -49,6 +49,7 @@ fn algorithm1<const WITH_H: bool>(
     q: &[f64],
     v: &[f64],
     b: BodyFactorization,
+    map: impl SpeedMap,
 ) {
     assert!(
         q.len() == model.nq && v.len() == model.nv,
@@ -69,7 +70,6 @@ fn algorithm1<const WITH_H: bool>(
         ws.body_matrices[i] = b.matrix(&inertia, &vi);
     }
     ws.tree = tree;
-    let map = SpeedMap::of(model);
     map.clear(ws.coriolis.as_mut_slice());
     if WITH_H {
         map.clear(ws.mass_matrix.as_mut_slice());

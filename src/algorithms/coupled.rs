@@ -16,60 +16,58 @@
 use crate::model::{Coupling, Model};
 use nalgebra::DMatrix;
 
-/// Where a tree speed's result goes: to its own index (a tree), or added
+/// Where a tree speed's result goes: to its own index ([`Tree`]), or added
 /// into its independent speed's, scaled by its multiplier (a coupling).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum SpeedMap<'m> {
-    Tree,
-    Coupled(&'m Coupling),
-}
-
-impl<'m> SpeedMap<'m> {
-    pub(crate) fn of(model: &'m Model) -> Self {
-        model.coupling().map_or(SpeedMap::Tree, SpeedMap::Coupled)
-    }
-
+/// Generic rather than a runtime choice, so that the tree's algorithms
+/// compile to plain stores.
+pub(crate) trait SpeedMap: Copy {
     /// Whether results are accumulated (outputs must start at zero).
-    #[inline]
-    pub(crate) fn accumulates(self) -> bool {
-        matches!(self, SpeedMap::Coupled(_))
+    const ACCUMULATES: bool;
+
+    /// The independent speed tree speed `k` follows, and its multiplier.
+    fn speed(self, k: usize) -> (usize, f64);
+
+    /// Whether results are accumulated.
+    #[inline(always)]
+    fn accumulates(self) -> bool {
+        Self::ACCUMULATES
     }
 
     /// Zeroes an output that will be accumulated into.
     #[inline]
-    pub(crate) fn clear(self, out: &mut [f64]) {
-        if self.accumulates() {
+    fn clear(self, out: &mut [f64]) {
+        if Self::ACCUMULATES {
             out.fill(0.0);
         }
     }
 
     /// out[k] = x, for tree speed k.
-    #[inline]
-    pub(crate) fn put(self, out: &mut [f64], k: usize, x: f64) {
-        match self {
-            SpeedMap::Tree => out[k] = x,
-            SpeedMap::Coupled(c) => {
-                let (s, m) = c.speed(k);
-                out[s] += m * x;
-            }
+    #[inline(always)]
+    fn put(self, out: &mut [f64], k: usize, x: f64) {
+        if Self::ACCUMULATES {
+            let (s, m) = self.speed(k);
+            out[s] += m * x;
+        } else {
+            out[k] = x;
         }
     }
 
     /// out[(a, b)] = x, for tree speeds a and b.
-    #[inline]
-    pub(crate) fn put2(self, out: &mut DMatrix<f64>, a: usize, b: usize, x: f64) {
-        match self {
-            SpeedMap::Tree => out[(a, b)] = x,
-            SpeedMap::Coupled(c) => {
-                let ((sa, ma), (sb, mb)) = (c.speed(a), c.speed(b));
-                out[(sa, sb)] += ma * mb * x;
-            }
+    #[inline(always)]
+    fn put2(self, out: &mut DMatrix<f64>, a: usize, b: usize, x: f64) {
+        let n = out.nrows();
+        let h = out.as_mut_slice();
+        if Self::ACCUMULATES {
+            let ((sa, ma), (sb, mb)) = (self.speed(a), self.speed(b));
+            h[sb * n + sa] += ma * mb * x;
+        } else {
+            h[b * n + a] = x;
         }
     }
 
     /// out[(a, b)] = out[(b, a)] = x (once when a = b).
-    #[inline]
-    pub(crate) fn put_symmetric(self, out: &mut DMatrix<f64>, a: usize, b: usize, x: f64) {
+    #[inline(always)]
+    fn put_symmetric(self, out: &mut DMatrix<f64>, a: usize, b: usize, x: f64) {
         self.put2(out, a, b, x);
         if a != b {
             self.put2(out, b, a, x);
@@ -77,41 +75,75 @@ impl<'m> SpeedMap<'m> {
     }
 
     /// Row `k` (a tree speed), column `col` of `out`.
-    #[inline]
-    pub(crate) fn put_row(self, out: &mut DMatrix<f64>, k: usize, col: usize, x: f64) {
-        match self {
-            SpeedMap::Tree => out[(k, col)] = x,
-            SpeedMap::Coupled(c) => {
-                let (s, m) = c.speed(k);
-                out[(s, col)] += m * x;
-            }
+    #[inline(always)]
+    fn put_row(self, out: &mut DMatrix<f64>, k: usize, col: usize, x: f64) {
+        if Self::ACCUMULATES {
+            let (s, m) = self.speed(k);
+            out[(s, col)] += m * x;
+        } else {
+            out[(k, col)] = x;
         }
     }
 
     /// Row `row`, column `k` (a tree speed) of `out`.
-    #[inline]
-    pub(crate) fn put_column(self, out: &mut DMatrix<f64>, row: usize, k: usize, x: f64) {
-        match self {
-            SpeedMap::Tree => out[(row, k)] = x,
-            SpeedMap::Coupled(c) => {
-                let (s, m) = c.speed(k);
-                out[(row, s)] += m * x;
-            }
+    #[inline(always)]
+    fn put_column(self, out: &mut DMatrix<f64>, row: usize, k: usize, x: f64) {
+        if Self::ACCUMULATES {
+            let (s, m) = self.speed(k);
+            out[(row, s)] += m * x;
+        } else {
+            out[(row, k)] = x;
         }
     }
 
     /// g[(a n + c) n + b] = x for tree speeds a, c, b (n: system speeds).
-    #[inline]
-    pub(crate) fn put3(self, g: &mut [f64], n: usize, a: usize, c: usize, b: usize, x: f64) {
-        match self {
-            SpeedMap::Tree => g[(a * n + c) * n + b] = x,
-            SpeedMap::Coupled(cp) => {
-                let ((sa, ma), (sc, mc), (sb, mb)) = (cp.speed(a), cp.speed(c), cp.speed(b));
-                g[(sa * n + sc) * n + sb] += ma * mc * mb * x;
-            }
+    #[inline(always)]
+    fn put3(self, g: &mut [f64], n: usize, a: usize, c: usize, b: usize, x: f64) {
+        if Self::ACCUMULATES {
+            let ((sa, ma), (sc, mc), (sb, mb)) = (self.speed(a), self.speed(c), self.speed(b));
+            g[(sa * n + sc) * n + sb] += ma * mc * mb * x;
+        } else {
+            g[(a * n + c) * n + b] = x;
         }
     }
 }
+
+/// Every tree speed is its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tree;
+
+impl SpeedMap for Tree {
+    const ACCUMULATES: bool = false;
+
+    #[inline(always)]
+    fn speed(self, k: usize) -> (usize, f64) {
+        (k, 1.0)
+    }
+}
+
+impl SpeedMap for &Coupling {
+    const ACCUMULATES: bool = true;
+
+    #[inline(always)]
+    fn speed(self, k: usize) -> (usize, f64) {
+        Coupling::speed(self, k)
+    }
+}
+
+/// Evaluates `$body` with `$map` bound to the model's [`SpeedMap`]
+/// ([`Tree`] or its coupling), monomorphized for each.
+macro_rules! with_speed_map {
+    ($model:expr, $map:ident => $body:expr) => {
+        match $model.coupling() {
+            None => {
+                let $map = $crate::algorithms::coupled::Tree;
+                $body
+            }
+            Some($map) => $body,
+        }
+    };
+}
+pub(crate) use with_speed_map;
 
 /// Buffers for the tree state of a coupled model (empty for a tree).
 #[derive(Clone, Debug, Default)]

@@ -3,7 +3,7 @@
 //! With mimic joints each tree entry is added into its independent
 //! speeds' entry, giving H = A^T H_tree A without forming H_tree.
 
-use super::coupled::SpeedMap;
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::Workspace;
 use crate::model::Model;
@@ -21,7 +21,12 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
     ws.tree = tree;
-    let map = SpeedMap::of(model);
+    with_speed_map!(model, map => composite_entries(model, ws, map));
+    &ws.mass_matrix
+}
+
+/// H from the bodies' world inertias in `ws.composite_inertias`.
+fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
     map.clear(ws.mass_matrix.as_mut_slice());
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
@@ -37,5 +42,4 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
             ws.composite_inertias[p] += ic;
         }
     }
-    &ws.mass_matrix
 }

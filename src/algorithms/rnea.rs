@@ -2,7 +2,7 @@
 //! in world coordinates. With mimic joints it runs on the tree state
 //! v_tree = A v and returns tau = A^T tau_tree (see `coupled.rs`).
 
-use super::coupled::SpeedMap;
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
     propagate_velocity, world_inertia,
@@ -65,7 +65,10 @@ pub fn generalized_gravity<'w>(
 /// the body forces `ws.forces` summed towards the root (seed 000 eq. 18);
 /// with mimic joints added into the independent speeds (tau = A^T tau_tree).
 pub(crate) fn backward_torques(model: &Model, ws: &mut Workspace) {
-    let map = SpeedMap::of(model);
+    with_speed_map!(model, map => backward_torques_with(model, ws, map))
+}
+
+fn backward_torques_with(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
     map.clear(ws.tau.as_mut_slice());
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
