@@ -41,7 +41,15 @@ fn edit_link(text: &str, link: &str, from: &str, to: &str) -> String {
 }
 
 fn load(text: &str, file: &str, root: RootJoint, strict: bool) -> Result<Model, ModelError> {
-    Model::from_urdf_str(text, file, UrdfOptions { root, strict })
+    Model::from_urdf_str(
+        text,
+        file,
+        UrdfOptions {
+            root,
+            strict,
+            mimic: false,
+        },
+    )
 }
 
 /// HyQ with its 1 mg left-front foot (inertia all ones x 1e-6 kg m^2,

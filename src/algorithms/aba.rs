@@ -1,6 +1,9 @@
 //! Articulated-body algorithm for forward dynamics (Featherstone 2008,
 //! Table 7.1), in world coordinates so that articulated inertias are summed
-//! without transforms (as in Pinocchio 3).
+//! without transforms (as in Pinocchio 3). A model with mimic joints (whose
+//! clusters the recursion here does not cover) is solved with its mass
+//! matrix instead: H qddot = tau - C v - g, by a Cholesky factorization in
+//! a preallocated buffer.
 
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, parent_motion, propagate_velocity,
@@ -9,7 +12,7 @@ use super::kinematics::{
 use super::Workspace;
 use crate::model::{Joint, Model};
 use crate::spatial::{mul_motion, to_vec6, Force, Matrix6, Motion};
-use nalgebra::{DVector, Matrix6 as M6, Vector6};
+use nalgebra::{Cholesky, DMatrix, DVector, Matrix6 as M6, Vector6};
 
 /// Forward dynamics qddot = H^-1 (tau - C v - g), left in `ws.ddq`.
 pub fn aba<'w>(
@@ -23,6 +26,9 @@ pub fn aba<'w>(
         q.len() == model.nq && v.len() == model.nv && tau.len() == model.nv,
         "aba: wrong input sizes"
     );
+    if model.coupling().is_some() {
+        return solve_with_mass_matrix(model, ws, q, v, tau);
+    }
     let n = model.nbodies();
     // Pass 1: velocities, velocity-product accelerations c_i, bias forces p_i.
     for i in 0..n {
@@ -101,4 +107,26 @@ fn solve_free_root(ws: &mut Workspace, i: usize, k: usize, a_in: Motion, tau: &[
         a += ws.axes[k + c] * qdd[c];
     }
     ws.accelerations[i] = a;
+}
+
+/// qddot = H^-1 (tau - C v - g) from the cluster-level H and bias forces
+/// (O(N d + n^3); not positive definite gives non-finite values).
+fn solve_with_mass_matrix<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    tau: &[f64],
+) -> &'w DVector<f64> {
+    super::crba(model, ws, q);
+    let mut h = std::mem::replace(&mut ws.dense, DMatrix::zeros(0, 0));
+    h.copy_from(&ws.mass_matrix);
+    super::slotine_li_torque::nonlinear_effects(model, ws, q, v);
+    for (k, d) in ws.ddq.iter_mut().enumerate() {
+        *d = tau[k] - ws.tau[k];
+    }
+    let factor = Cholesky::new_unchecked(h);
+    factor.solve_mut(&mut ws.ddq);
+    ws.dense = factor.unpack();
+    &ws.ddq
 }

@@ -15,7 +15,13 @@
 //! (seed 000 eqs. 46-50): c in e (all a, b); b in e (by symmetry); a in e
 //! with c, b above, as Phi_c . D_a Phi_b with
 //! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50).
+//!
+//! With mimic joints (seed 001 Algorithm 2 for clusters, A constant so the
+//! cluster term D_i vanishes) each tree symbol is added into its
+//! independent speeds' symbol, scaled by the three multipliers:
+//! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
 
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::Workspace;
 use crate::model::Model;
@@ -24,12 +30,23 @@ use crate::model::Model;
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
-    let n = model.nv;
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, []) = tree.expand(model, q, []);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
-    let idx = |a: usize, c: usize, b: usize| (a * n + c) * n + b;
+    ws.tree = tree;
+    with_speed_map!(model, map => symbols(model, ws, map));
+    &ws.christoffel
+}
+
+/// The symbols from the bodies' world inertias in `ws.composite_inertias`.
+fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
+    let n = model.nv;
+    map.clear(&mut ws.christoffel);
+    // Every tree symbol below is written exactly once.
+    let put = |g: &mut [f64], a: usize, c: usize, b: usize, x: f64| map.put3(g, n, a, c, b, x);
     for e in (0..model.nbodies()).rev() {
         let body = &model.bodies[e];
         let ic = ws.composite_inertias[e];
@@ -51,9 +68,9 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
                 }
                 for a in chain.clone() {
                     let val = axes[a].dot(&f);
-                    g[idx(a, c, b)] = val;
+                    put(g, a, c, b, val);
                     if !same_body {
-                        g[idx(a, b, c)] = val;
+                        put(g, a, b, c, val);
                     }
                 }
             }
@@ -70,11 +87,12 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
                 let gb = ws.dof_forces[b];
                 for cc in model.support(b) {
                     let val = axes[cc].dot(&gb);
-                    g[idx(a, cc, b)] = val;
+                    put(&mut ws.christoffel, a, cc, b, val);
                     if model.dof_body[cc] != model.dof_body[b] {
-                        g[idx(a, b, cc)] = val;
+                        put(&mut ws.christoffel, a, b, cc, val);
                     } else if cc != b {
-                        g[idx(a, b, cc)] = axes[b].dot(&ws.dof_forces[cc]);
+                        let x = axes[b].dot(&ws.dof_forces[cc]);
+                        put(&mut ws.christoffel, a, b, cc, x);
                     }
                 }
             }
@@ -83,5 +101,4 @@ pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) 
             ws.composite_inertias[p] += ic;
         }
     }
-    &ws.christoffel
 }

@@ -6,8 +6,12 @@
 //! (eqs. 25-27), C_kj = Phi_k . F1 (eq. 29), C_jk = Phi_dot_k . F2 + Phi_k . F3
 //! (eq. 30), H_kj = Phi_k . F2 (eq. 28), dH/dt_kj = C_kj + C_jk. With a free
 //! root, Phi_dot = v x Phi holds for its body-frame speeds too, so the same
-//! recursion gives the generalized-speed C* (seed 001 sec. V).
+//! recursion gives the generalized-speed C* (seed 001 sec. V). With mimic
+//! joints this is seed 001 Algorithm 1 for clusters: each tree entry is
+//! added into its independent speeds' entries, C = A^T C_tree A (the
+//! A^T H A_dot term of Thm. V.1 vanishes: A is constant).
 
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
@@ -23,7 +27,7 @@ pub fn coriolis_matrix<'w>(
     v: &[f64],
     b: BodyFactorization,
 ) -> &'w DMatrix<f64> {
-    algorithm1::<false>(model, ws, q, v, b);
+    with_speed_map!(model, map => algorithm1::<false>(model, ws, q, v, b, map));
     &ws.coriolis
 }
 
@@ -36,7 +40,7 @@ pub fn coriolis_matrix_and_derivatives(
     v: &[f64],
     b: BodyFactorization,
 ) {
-    algorithm1::<true>(model, ws, q, v, b);
+    with_speed_map!(model, map => algorithm1::<true>(model, ws, q, v, b, map));
 }
 
 fn algorithm1<const WITH_H: bool>(
@@ -45,11 +49,14 @@ fn algorithm1<const WITH_H: bool>(
     q: &[f64],
     v: &[f64],
     b: BodyFactorization,
+    map: impl SpeedMap,
 ) {
     assert!(
         q.len() == model.nq && v.len() == model.nv,
         "coriolis_matrix: wrong input sizes"
     );
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v]) = tree.expand(model, q, [v]);
     // Lines 1-7: velocities, Phi_dot, and the body terms I_i, B_i.
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -61,6 +68,12 @@ fn algorithm1<const WITH_H: bool>(
         }
         ws.composite_inertias[i] = inertia;
         ws.body_matrices[i] = b.matrix(&inertia, &vi);
+    }
+    ws.tree = tree;
+    map.clear(ws.coriolis.as_mut_slice());
+    if WITH_H {
+        map.clear(ws.mass_matrix.as_mut_slice());
+        map.clear(ws.mass_matrix_dot.as_mut_slice());
     }
     // Lines 8-24: entries for body i and its ancestors, then composites.
     for i in (0..model.nbodies()).rev() {
@@ -74,24 +87,32 @@ fn algorithm1<const WITH_H: bool>(
             // Entries of speeds on other branches (the gaps between support
             // speeds) are zero; other code (torsion) may have written there,
             // so this algorithm owns every entry of C.
+            // (An accumulating map cleared C above.)
             let mut above = j + 1;
             for kk in model.support(j) {
-                zero_entries(&mut ws.coriolis, j, kk + 1..above);
+                if !map.accumulates() {
+                    zero_entries(&mut ws.coriolis, j, kk + 1..above);
+                }
                 above = kk;
                 let (phi, phi_dot) = (&ws.axes[kk], &ws.axes_dot[kk]);
                 let c_kj = phi.dot(&f1);
-                let c_jk = phi_dot.dot(&f2) + phi.dot(&f3);
-                ws.coriolis[(kk, j)] = c_kj;
-                ws.coriolis[(j, kk)] = c_jk;
+                // On the diagonal (kk = j) both expressions are C_jj.
+                map.put2(&mut ws.coriolis, kk, j, c_kj);
+                let c_jk = if kk == j {
+                    c_kj
+                } else {
+                    let c_jk = phi_dot.dot(&f2) + phi.dot(&f3);
+                    map.put2(&mut ws.coriolis, j, kk, c_jk);
+                    c_jk
+                };
                 if WITH_H {
-                    let h = phi.dot(&f2);
-                    ws.mass_matrix[(kk, j)] = h;
-                    ws.mass_matrix[(j, kk)] = h;
-                    ws.mass_matrix_dot[(kk, j)] = c_kj + c_jk;
-                    ws.mass_matrix_dot[(j, kk)] = c_kj + c_jk;
+                    map.put_symmetric(&mut ws.mass_matrix, kk, j, phi.dot(&f2));
+                    map.put_symmetric(&mut ws.mass_matrix_dot, kk, j, c_kj + c_jk);
                 }
             }
-            zero_entries(&mut ws.coriolis, j, 0..above);
+            if !map.accumulates() {
+                zero_entries(&mut ws.coriolis, j, 0..above);
+            }
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;

@@ -1,4 +1,5 @@
-//! Kinetic and potential energy of the whole tree.
+//! Kinetic and potential energy of the whole tree (every body, mimicking
+//! ones included).
 
 use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::Workspace;
@@ -10,6 +11,8 @@ pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -
         q.len() == model.nq && v.len() == model.nv,
         "kinetic_energy: wrong input sizes"
     );
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v]) = tree.expand(model, q, [v]);
     let mut t = 0.0;
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -17,16 +20,20 @@ pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -
         let (vi, _) = propagate_velocity(model, ws, i, v);
         t += 0.5 * vi.dot(&inertia.mul_motion(&vi));
     }
+    ws.tree = tree;
     t
 }
 
 /// Potential energy U = -sum_i m_i g . c_i in the uniform gravity field.
 pub fn potential_energy(model: &Model, ws: &mut Workspace, q: &[f64]) -> f64 {
     assert_eq!(q.len(), model.nq, "potential_energy: wrong input size");
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, []) = tree.expand(model, q, []);
     let mut u = 0.0;
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         u -= model.gravity.dot(&world_inertia(model, ws, i).h);
     }
+    ws.tree = tree;
     u
 }

@@ -1,5 +1,8 @@
 //! Frame placements and frame Jacobians (Featherstone 2008, sec. 4.5).
+//! With mimic joints a column of the independent speed k sums the tree
+//! columns of every joint it drives, scaled (J = J_tree A).
 
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, propagate_velocity};
 use super::Workspace;
 use crate::model::Model;
@@ -40,20 +43,22 @@ pub fn frame_jacobian<'w>(
         return &ws.jacobian;
     };
     let b = &model.bodies[body];
-    for k in model.support(b.v_index + b.joint.nv() - 1) {
-        let phi = ws.axes[k];
-        // Velocity of the body point at the frame origin: v_O + w x p.
-        let mut ang = phi.ang;
-        let mut lin = phi.lin + phi.ang.cross(&x.trans);
-        if axes == JacobianFrame::Local {
-            ang = x.rot.tr_mul(&ang);
-            lin = x.rot.tr_mul(&lin);
+    with_speed_map!(model, map => {
+        for k in model.support(b.v_index + b.joint.nv() - 1) {
+            let phi = ws.axes[k];
+            // Velocity of the body point at the frame origin: v_O + w x p.
+            let mut ang = phi.ang;
+            let mut lin = phi.lin + phi.ang.cross(&x.trans);
+            if axes == JacobianFrame::Local {
+                ang = x.rot.tr_mul(&ang);
+                lin = x.rot.tr_mul(&lin);
+            }
+            for r in 0..3 {
+                map.put_column(&mut ws.jacobian, r, k, ang[r]);
+                map.put_column(&mut ws.jacobian, 3 + r, k, lin[r]);
+            }
         }
-        for r in 0..3 {
-            ws.jacobian[(r, k)] = ang[r];
-            ws.jacobian[(3 + r, k)] = lin[r];
-        }
-    }
+    });
     &ws.jacobian
 }
 
@@ -76,6 +81,8 @@ pub fn frame_jacobian_time_derivative(
         q.len() == model.nq && v.len() == model.nv,
         "frame_jacobian_time_derivative: wrong input sizes"
     );
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v]) = tree.expand(model, q, [v]);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let (vi, _) = propagate_velocity(model, ws, i, v);
@@ -84,6 +91,7 @@ pub fn frame_jacobian_time_derivative(
             ws.axes_dot[k] = vi.cross(&ws.axes[k]);
         }
     }
+    ws.tree = tree;
     ws.jacobian.fill(0.0);
     ws.jacobian_dot.fill(0.0);
     let Some(body) = model.frames[frame].body else {
@@ -95,24 +103,26 @@ pub fn frame_jacobian_time_derivative(
     let p = x.trans;
     let p_dot = vf.lin + w.cross(&p);
     let b = &model.bodies[body];
-    for k in model.support(b.v_index + b.joint.nv() - 1) {
-        let (phi, phi_dot) = (ws.axes[k], ws.axes_dot[k]);
-        let (mut ang, mut lin) = (phi.ang, phi.lin + phi.ang.cross(&p));
-        let (mut ang_dot, mut lin_dot) = (
-            phi_dot.ang,
-            phi_dot.lin + phi_dot.ang.cross(&p) + phi.ang.cross(&p_dot),
-        );
-        if axes == JacobianFrame::Local {
-            ang_dot = x.rot.tr_mul(&(ang_dot - w.cross(&ang)));
-            lin_dot = x.rot.tr_mul(&(lin_dot - w.cross(&lin)));
-            ang = x.rot.tr_mul(&ang);
-            lin = x.rot.tr_mul(&lin);
+    with_speed_map!(model, map => {
+        for k in model.support(b.v_index + b.joint.nv() - 1) {
+            let (phi, phi_dot) = (ws.axes[k], ws.axes_dot[k]);
+            let (mut ang, mut lin) = (phi.ang, phi.lin + phi.ang.cross(&p));
+            let (mut ang_dot, mut lin_dot) = (
+                phi_dot.ang,
+                phi_dot.lin + phi_dot.ang.cross(&p) + phi.ang.cross(&p_dot),
+            );
+            if axes == JacobianFrame::Local {
+                ang_dot = x.rot.tr_mul(&(ang_dot - w.cross(&ang)));
+                lin_dot = x.rot.tr_mul(&(lin_dot - w.cross(&lin)));
+                ang = x.rot.tr_mul(&ang);
+                lin = x.rot.tr_mul(&lin);
+            }
+            for r in 0..3 {
+                map.put_column(&mut ws.jacobian, r, k, ang[r]);
+                map.put_column(&mut ws.jacobian, 3 + r, k, lin[r]);
+                map.put_column(&mut ws.jacobian_dot, r, k, ang_dot[r]);
+                map.put_column(&mut ws.jacobian_dot, 3 + r, k, lin_dot[r]);
+            }
         }
-        for r in 0..3 {
-            ws.jacobian[(r, k)] = ang[r];
-            ws.jacobian[(3 + r, k)] = lin[r];
-            ws.jacobian_dot[(r, k)] = ang_dot[r];
-            ws.jacobian_dot[(3 + r, k)] = lin_dot[r];
-        }
-    }
+    });
 }

@@ -101,12 +101,16 @@ pub(crate) fn joint_motion(model: &Model, ws: &Workspace, i: usize, v: &[f64]) -
         .fold(Motion::zero(), |m, (axis, vk)| m + *axis * *vk)
 }
 
-/// Computes `ws.placements` and `ws.axes` for configuration `q`.
+/// Computes `ws.placements` and `ws.axes` for configuration `q` (the
+/// system's; with mimic joints every body, mimicking ones included, is placed).
 pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     assert_eq!(q.len(), model.nq, "configuration has the wrong size");
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, []) = tree.expand(model, q, []);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
     }
+    ws.tree = tree;
 }
 
 /// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (seed 000

@@ -8,12 +8,16 @@
 //! without coordinate transforms.
 //!
 //! Joint-space vectors and matrices use the model's speed order
-//! (`Body::v_index`); configurations use `Body::q_index`.
+//! (`Body::v_index`); configurations use `Body::q_index`. For a model with
+//! mimic joints (a [`crate::model::Coupling`]) they are the system's: the
+//! independent joints only (see `coupled.rs`); per-speed buffers such as
+//! `Workspace::axes` stay per tree speed.
 
 mod aba;
 mod body_factorization;
 mod christoffel;
 mod coriolis_matrix;
+mod coupled;
 mod crba;
 mod energy;
 mod inverse_kinematics;
@@ -47,6 +51,7 @@ pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
 
 use crate::model::Model;
 use crate::spatial::{Force, Matrix6, Motion, RigidInertia, Transform};
+use coupled::TreeState;
 use nalgebra::{DMatrix, DVector};
 
 /// Most speeds a robot from user input may have for the dynamics (run,
@@ -86,7 +91,7 @@ pub struct Workspace {
     pub composite_inertias: Vec<RigidInertia>,
     /// Per-body spatial forces (world).
     pub forces: Vec<Force>,
-    /// Motion subspace columns Phi_k in world coordinates, one per speed.
+    /// Motion subspace columns Phi_k in world coordinates, one per tree speed.
     pub axes: Vec<Motion>,
     /// Their time derivatives Phi_dot_k = v_body x Phi_k.
     pub axes_dot: Vec<Motion>,
@@ -119,12 +124,17 @@ pub struct Workspace {
     pub jacobian: DMatrix<f64>,
     /// Its time derivative (frame_jacobian_time_derivative).
     pub jacobian_dot: DMatrix<f64>,
+    /// The tree state of a coupled model (empty for a tree).
+    pub(crate) tree: TreeState,
+    /// nv x nv factor for the forward dynamics of a coupled model (empty for a tree).
+    pub(crate) dense: DMatrix<f64>,
 }
 
 impl Workspace {
     /// Allocates every buffer the algorithms need for `model`.
     pub fn new(model: &Model) -> Self {
-        let (nb, nv) = (model.nbodies(), model.nv);
+        let (nb, nv, tv) = (model.nbodies(), model.nv, model.tree_nv());
+        let dense = if model.coupling().is_some() { nv } else { 0 };
         Workspace {
             nv,
             placements: vec![Transform::identity(); nb],
@@ -132,13 +142,13 @@ impl Workspace {
             accelerations: vec![Motion::zero(); nb],
             composite_inertias: vec![RigidInertia::zero(); nb],
             forces: vec![Force::zero(); nb],
-            axes: vec![Motion::zero(); nv],
-            axes_dot: vec![Motion::zero(); nv],
+            axes: vec![Motion::zero(); tv],
+            axes_dot: vec![Motion::zero(); tv],
             body_matrices: vec![Matrix6::zeros(); nb],
-            dof_forces: vec![Force::zero(); nv],
+            dof_forces: vec![Force::zero(); tv],
             body_motions: vec![Motion::zero(); nb],
             body_motions2: vec![Motion::zero(); nb],
-            dof_scalars: vec![0.0; 2 * nv],
+            dof_scalars: vec![0.0; 2 * tv],
             tau: DVector::zeros(nv),
             ddq: DVector::zeros(nv),
             mass_matrix: DMatrix::zeros(nv, nv),
@@ -148,6 +158,8 @@ impl Workspace {
             regressor: DMatrix::zeros(nv, 10 * nb),
             jacobian: DMatrix::zeros(6, nv),
             jacobian_dot: DMatrix::zeros(6, nv),
+            tree: TreeState::new(model),
+            dense: DMatrix::zeros(dense, dense),
         }
     }
 

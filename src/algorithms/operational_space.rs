@@ -134,7 +134,8 @@ fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Matrix6 {
 }
 
 /// Lambda^-1 for the workspace's end frames by the EFPA, left in
-/// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..).
+/// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..); with mimic
+/// joints by the dense formula.
 pub fn operational_space_inverse_inertia<'o>(
     model: &Model,
     ws: &mut Workspace,
@@ -146,6 +147,13 @@ pub fn operational_space_inverse_inertia<'o>(
         model.nq,
         "operational_space_inverse_inertia: wrong input size"
     );
+    if model.coupling().is_some() {
+        // The EFPA's articulated-body recursion does not cover clusters of
+        // mimic joints: the dense formula (which allocates) instead.
+        let dense = operational_space_inverse_inertia_dense(model, ws, q, &os.frames);
+        os.lambda_inv.copy_from(&dense);
+        return &os.lambda_inv;
+    }
     let nb = model.nbodies();
     for i in 0..nb {
         body_placement_and_axes(model, ws, q, i);

@@ -1,7 +1,10 @@
 //! Joint torque regressor Y(q, v, a) with Y pi = tau (Atkeson, An and
 //! Hollerbach 1986): the Newton-Euler equation f = I a + v x* (I v) of each
 //! body is linear in its 10 inertial parameters, and tau_k = Phi_k . f.
+//! With mimic joints the rows are the independent speeds' (Y = A^T Y_tree);
+//! the columns stay one block per body, mimicking bodies included.
 
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
     propagate_velocity,
@@ -61,23 +64,30 @@ pub fn joint_torque_regressor<'w>(
         q.len() == model.nq && v.len() == model.nv && a.len() == model.nv,
         "joint_torque_regressor: wrong input sizes"
     );
-    let a0 = gravity_base_acceleration(model);
-    for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
-        let (vi, vj) = propagate_velocity(model, ws, i, v);
-        let ai = parent_motion(model, &ws.accelerations, i, a0)
-            + joint_motion(model, ws, i, a)
-            + vi.cross(&vj);
-        ws.accelerations[i] = ai;
-        let x = ws.placements[i];
-        let cols = body_regressor(&x.inv_act_motion(&vi), &x.inv_act_motion(&ai));
-        let body = &model.bodies[i];
-        for (p, col) in cols.iter().enumerate() {
-            let f = x.act_force(col);
-            for k in model.support(body.v_index + body.joint.nv() - 1) {
-                ws.regressor[(k, PARAMETERS_PER_BODY * i + p)] = ws.axes[k].dot(&f);
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v, a]) = tree.expand(model, q, [v, a]);
+    with_speed_map!(model, map => {
+        map.clear(ws.regressor.as_mut_slice());
+        let a0 = gravity_base_acceleration(model);
+        for i in 0..model.nbodies() {
+            body_placement_and_axes(model, ws, q, i);
+            let (vi, vj) = propagate_velocity(model, ws, i, v);
+            let ai = parent_motion(model, &ws.accelerations, i, a0)
+                + joint_motion(model, ws, i, a)
+                + vi.cross(&vj);
+            ws.accelerations[i] = ai;
+            let x = ws.placements[i];
+            let cols = body_regressor(&x.inv_act_motion(&vi), &x.inv_act_motion(&ai));
+            let body = &model.bodies[i];
+            for (p, col) in cols.iter().enumerate() {
+                let f = x.act_force(col);
+                for k in model.support(body.v_index + body.joint.nv() - 1) {
+                    let x = ws.axes[k].dot(&f);
+                    map.put_row(&mut ws.regressor, k, PARAMETERS_PER_BODY * i + p, x);
+                }
             }
         }
-    }
+    });
+    ws.tree = tree;
     &ws.regressor
 }

@@ -1,6 +1,8 @@
 //! Recursive Newton-Euler algorithm (Featherstone 2008, Table 5.1; seed 003),
-//! in world coordinates.
+//! in world coordinates. With mimic joints it runs on the tree state
+//! v_tree = A v and returns tau = A^T tau_tree (see `coupled.rs`).
 
+use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
     propagate_velocity, world_inertia,
@@ -21,6 +23,8 @@ pub fn rnea<'w>(
         q.len() == model.nq && v.len() == model.nv && a.len() == model.nv,
         "rnea: wrong input sizes"
     );
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v, a]) = tree.expand(model, q, [v, a]);
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -32,6 +36,7 @@ pub fn rnea<'w>(
         ws.accelerations[i] = ai;
         ws.forces[i] = inertia.mul_motion(&ai) + vi.cross_force(&inertia.mul_motion(&vi));
     }
+    ws.tree = tree;
     backward_torques(model, ws);
     &ws.tau
 }
@@ -43,24 +48,33 @@ pub fn generalized_gravity<'w>(
     q: &[f64],
 ) -> &'w DVector<f64> {
     assert_eq!(q.len(), model.nq, "generalized_gravity: wrong input size");
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, []) = tree.expand(model, q, []);
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
         ws.forces[i] = inertia.mul_motion(&a0);
     }
+    ws.tree = tree;
     backward_torques(model, ws);
     &ws.tau
 }
 
 /// Backward pass shared by the RNEA variants: tau_k = Phi_k . f^C_i, with
-/// the body forces `ws.forces` summed towards the root (seed 000 eq. 18).
+/// the body forces `ws.forces` summed towards the root (seed 000 eq. 18);
+/// with mimic joints added into the independent speeds (tau = A^T tau_tree).
 pub(crate) fn backward_torques(model: &Model, ws: &mut Workspace) {
+    with_speed_map!(model, map => backward_torques_with(model, ws, map))
+}
+
+fn backward_torques_with(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
+    map.clear(ws.tau.as_mut_slice());
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
         let f = ws.forces[i];
         for k in body.v_index..body.v_index + body.joint.nv() {
-            ws.tau[k] = ws.axes[k].dot(&f);
+            map.put(ws.tau.as_mut_slice(), k, ws.axes[k].dot(&f));
         }
         if let Some(p) = body.parent {
             ws.forces[p] += f;

@@ -45,6 +45,9 @@ pub fn slotine_li_regressor_transpose(
         PARAMETERS_PER_BODY * model.nbodies(),
         "slotine_li_regressor_transpose: wrong output size"
     );
+    // With mimic joints Y = A^T Y_tree, so Y^T s = Y_tree^T (A s).
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v, v_r, a_r, s]) = tree.expand(model, q, [v, v_r, a_r, s]);
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
@@ -72,4 +75,5 @@ pub fn slotine_li_regressor_transpose(
             out[PARAMETERS_PER_BODY * i + p] = fa[p] + fb[p];
         }
     }
+    ws.tree = tree;
 }

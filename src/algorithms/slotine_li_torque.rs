@@ -54,8 +54,16 @@ pub fn coriolis_product<'w>(
     &ws.tau
 }
 
+/// The bias forces C(q, v) v + g(q) (any admissible factorization gives
+/// them), left in `ws.tau`.
+pub(crate) fn nonlinear_effects(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) {
+    let a0 = gravity_base_acceleration(model);
+    factorized_rnea(model, ws, q, v, v, None, a0, BodyFactorization::Classic);
+}
+
 /// RNEA with body forces I a_r + B(v, I) v_r; `a_r = None` means zero and
-/// `a0` is the base acceleration (gravity or none).
+/// `a0` is the base acceleration (gravity or none). With mimic joints it
+/// runs on the tree state and returns A^T tau_tree.
 #[allow(clippy::too_many_arguments)]
 fn factorized_rnea(
     model: &Model,
@@ -72,6 +80,10 @@ fn factorized_rnea(
         q.len() == model.nq && v.len() == nv && v_r.len() == nv,
         "factorized RNEA: wrong input sizes"
     );
+    let mut tree = std::mem::take(&mut ws.tree);
+    let zero: &[f64] = &[];
+    let (q, [v, v_r, a_r]) = tree.expand(model, q, [v, v_r, a_r.unwrap_or(zero)]);
+    let a_r = (!a_r.is_empty()).then_some(a_r);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
@@ -86,5 +98,6 @@ fn factorized_rnea(
         ws.body_motions2[i] = ari;
         ws.forces[i] = inertia.mul_motion(&ari) + b.apply(&inertia, &vi, &vri);
     }
+    ws.tree = tree;
     backward_torques(model, ws);
 }

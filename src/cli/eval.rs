@@ -3,7 +3,7 @@
 
 use super::{load_model, LoadArgs};
 use anyhow::Context;
-use passivity_lab::eval::{evaluate_stream, EvalError};
+use passivity_lab::eval::{evaluate_stream, mimic_requested, EvalError};
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::input::{open, InputKind};
 use passivity_lab::io::{regular_file_target, same_file, write_atomically_with};
@@ -68,7 +68,10 @@ fn check_output(args: &Args) -> anyhow::Result<()> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     check_output(&args)?;
-    let mut model = load_model(&args.urdf, args.load)?;
+    let mut load = args.load;
+    load.mimic |= mimic_requested(open(&args.input, InputKind::EvalStates)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.input.display()))?;
+    let mut model = load_model(&args.urdf, load)?;
     let factorization = factorization(&args, model.nv)?;
     let input = open(&args.input, InputKind::EvalStates)?;
     let n = write_atomically_with(&args.output, |out| {

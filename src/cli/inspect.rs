@@ -38,6 +38,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             b.joint_name, b.name, b.inertia.mass
         );
     }
+    if let Some(c) = model.coupling() {
+        let (tree_nq, tree_nv) = c.tree_sizes();
+        println!(
+            "{} mimic joints (tree nq = {tree_nq}, nv = {tree_nv}; the robot's coordinates are its independent joints):",
+            c.relations.len()
+        );
+        for r in &c.relations {
+            println!(
+                "  {} = {} * {} + {}",
+                r.joint, r.multiplier, r.primary, r.offset
+            );
+        }
+    }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
     println!("{} frames: {}", names.len(), names.join(", "));
     Ok(())

@@ -75,6 +75,11 @@ pub struct LoadArgs {
     /// negligible error by the nearest physical inertia with a warning.
     #[arg(long)]
     strict: bool,
+    /// Honour the URDF's <mimic> tags (coupled joints, geared rotors): the
+    /// robot's coordinates are its independent joints. `eval` also turns
+    /// this on when its input file says "mimic": true.
+    #[arg(long)]
+    mimic: bool,
 }
 
 /// Loads a URDF with a message naming the file on failure, and reports
@@ -83,6 +88,7 @@ pub fn load_model(path: &Path, load: LoadArgs) -> anyhow::Result<Model> {
     let options = UrdfOptions {
         root: load.root.into(),
         strict: load.strict,
+        mimic: load.mimic,
     };
     let model = Model::from_urdf_file(path, options)?;
     report_warnings(&model.warnings);

@@ -6,7 +6,9 @@
 //! each sample on its own line, with `inertial_parameters` and
 //! `generated_by` (replaced when the input has them) last.
 
-use super::{generated_by, gravity, joint_names, EvalError, Evaluator, Sample};
+use super::{
+    check_mimic, generated_by, gravity, joint_names, mimic_flag, EvalError, Evaluator, Sample,
+};
 use crate::factorization::Factorization;
 use crate::model::Model;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
@@ -108,7 +110,7 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
                 let raw: Box<RawValue> = map.next_value()?;
                 if evaluated.is_none() {
                     before.push((key, raw));
-                } else if key == "joint_names" || key == "gravity" {
+                } else if ["joint_names", "gravity", "mimic"].contains(&key.as_str()) {
                     return Err(sink.fail(EvalError::Field(key, "given before samples")));
                 } else if !REPLACED.contains(&key.as_str()) {
                     sink.field(&mut first, &key, raw.get())?;
@@ -131,6 +133,8 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
             };
             let names = parse("joint_names").map_err(A::Error::custom)?;
             let names = joint_names(names.as_ref()).map_err(|e| sink.fail(e))?;
+            let mimic = parse("mimic").map_err(A::Error::custom)?;
+            check_mimic(model, mimic.as_ref()).map_err(|e| sink.fail(e))?;
             if let Some(g) = parse("gravity").map_err(A::Error::custom)? {
                 model.gravity = gravity(&g).map_err(|e| sink.fail(e))?;
             }
@@ -203,5 +207,44 @@ impl<'de> Visitor<'de> for Samples<'_, '_, '_> {
             self.sink.write(text.as_bytes())?;
             s += 1;
         }
+    }
+}
+
+/// Whether a reference-format file asks for mimic joints (`"mimic": true`
+/// before `samples`), read up to `samples` and no further.
+pub fn mimic_requested(input: impl Read) -> Result<bool, EvalError> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(input));
+    // The visitor stops at `samples` with an error; `found` holds the answer.
+    let _ = de.deserialize_map(Header { found: &mut found });
+    found.unwrap_or(Ok(false))
+}
+
+/// The top-level fields before `samples`, for [`mimic_requested`].
+struct Header<'a> {
+    found: &'a mut Option<Result<bool, EvalError>>,
+}
+
+impl<'de> Visitor<'de> for Header<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object in the reference-data format")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "samples" => break,
+                "mimic" => {
+                    let value: serde_json::Value = map.next_value()?;
+                    *self.found = Some(mimic_flag(Some(&value)));
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Err(A::Error::custom("header read"))
     }
 }

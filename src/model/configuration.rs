@@ -1,4 +1,5 @@
-//! Configuration-space operations: moving a configuration along speeds.
+//! Configuration-space operations: moving a configuration along speeds
+//! (the system's coordinates: a mimicking joint has none of its own).
 //! Joint coordinates integrate as q + v dt; the free root integrates its
 //! body-frame twist on SE(3) with the exponential map.
 
@@ -11,8 +12,10 @@ impl Model {
     /// of the body twist). The root quaternion is re-normalized.
     pub fn integrate(&self, q: &[f64], v: &[f64], dt: f64, out: &mut [f64]) {
         out.copy_from_slice(q);
-        for b in &self.bodies {
-            let (qi, vi) = (b.q_index, b.v_index);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let Some((vi, qi)) = self.system_indices(i) else {
+                continue;
+            };
             match b.joint {
                 Joint::Revolute { .. } | Joint::Prismatic { .. } => out[qi] = q[qi] + v[vi] * dt,
                 Joint::Free => {
@@ -49,8 +52,10 @@ impl Model {
     /// rate R v_lin and the quaternion rate 1/2 quat * (w, 0), so that a
     /// classical Runge-Kutta method in q keeps its order.
     pub fn configuration_rate(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
-        for b in &self.bodies {
-            let (qi, vi) = (b.q_index, b.v_index);
+        for (i, b) in self.bodies.iter().enumerate() {
+            let Some((vi, qi)) = self.system_indices(i) else {
+                continue;
+            };
             match b.joint {
                 Joint::Revolute { .. } | Joint::Prismatic { .. } => out[qi] = v[vi],
                 Joint::Free => {

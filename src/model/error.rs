@@ -75,6 +75,8 @@ pub enum ModelError {
     },
     #[error("{file}: joint '{joint}': axis has zero length")]
     ZeroAxis { file: PathBuf, joint: String },
+    #[error(transparent)]
+    Mimic(#[from] super::MimicError),
     #[error("{file}: the model has no moving body (every joint is fixed and the root is fixed)")]
     NoMovingBody { file: PathBuf },
 }

@@ -16,6 +16,7 @@ mod configuration;
 mod error;
 mod inertia_check;
 mod joint;
+mod mimic;
 mod urdf;
 mod warning;
 
@@ -25,6 +26,7 @@ pub use inertia_check::{
     inertia_scale, nearest_physical_moments, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
 };
 pub use joint::{Joint, JointLimits};
+pub use mimic::{Coupling, MimicError, MimicRelation};
 pub(crate) use urdf::parse_urdf;
 pub use urdf::{RootJoint, UrdfOptions, MAX_URDF_LINKS};
 pub use warning::ModelWarning;
@@ -80,9 +82,11 @@ pub struct Model {
     pub frames: Vec<Frame>,
     /// Gravity acceleration in world coordinates (default [0, 0, -9.81]).
     pub gravity: Vec3,
+    /// Number of coordinates and speeds of the system: all joints of a
+    /// tree; the independent ones when the model has a [`Coupling`].
     pub nq: usize,
     pub nv: usize,
-    /// For each speed index, the body it belongs to.
+    /// For each tree speed index, the body it belongs to.
     pub dof_body: Vec<usize>,
     /// Speed supports (see [`Model::support`]) as parent walks: O(nv) memory.
     supports: Supports,
@@ -92,6 +96,9 @@ pub struct Model {
     /// What the loader changed to load the description (empty unless
     /// loaded from a URDF that needed it); for the caller to report.
     pub warnings: Vec<ModelWarning>,
+    /// Mimic joints: the constant map from the system's coordinates to the
+    /// tree's (`None` for a tree).
+    coupling: Option<Coupling>,
 }
 
 /// The tree of speeds: each speed's parent speed, cut into runs of
@@ -228,6 +235,7 @@ impl Model {
             supports,
             tree_is_translation,
             warnings: Vec::new(),
+            coupling: None,
         }
     }
 

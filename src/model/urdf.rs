@@ -1,6 +1,7 @@
 //! URDF loading (urdf-rs) into a [`Model`]: fixed joints merged into their
-//! parent body, mimic tags ignored, every number validated, body inertias
-//! checked once merged (`inertia_check`).
+//! parent body, every number validated, body inertias checked once merged
+//! (`inertia_check`). `<mimic>` tags are honoured on request
+//! ([`UrdfOptions::mimic`], resolved in `mimic.rs`).
 
 use super::inertia_check::check_body_inertias;
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
@@ -19,21 +20,26 @@ pub enum RootJoint {
     Free,
 }
 
-/// How a URDF is loaded (a [`RootJoint`] alone means not strict).
+/// How a URDF is loaded (a [`RootJoint`] alone means not strict, mimic
+/// tags ignored).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UrdfOptions {
+    /// How the root link is attached to the world.
     pub root: RootJoint,
     /// Refuse a body whose inertia is not physical beyond rounding, instead
     /// of replacing a negligible error by the nearest physical inertia with
     /// a warning (see [`super::NEGLIGIBLE_INERTIA_CHANGE`]).
     pub strict: bool,
+    /// Honour `<mimic>` tags: the robot's coordinates are its independent
+    /// joints. Off, a mimicking joint is independent.
+    pub mimic: bool,
 }
 
 impl From<RootJoint> for UrdfOptions {
     fn from(root: RootJoint) -> Self {
         UrdfOptions {
             root,
-            strict: false,
+            ..UrdfOptions::default()
         }
     }
 }
@@ -56,13 +62,19 @@ impl Model {
         file: impl AsRef<Path>,
         options: impl Into<UrdfOptions>,
     ) -> Result<Model, ModelError> {
+        let options = options.into();
         let file = file.as_ref().to_path_buf();
         let robot = parse_urdf(text, &file)?;
-        Builder {
-            file,
+        let model = Builder {
+            file: file.clone(),
             robot: &robot,
         }
-        .build(options.into())
+        .build(options)?;
+        if options.mimic {
+            super::mimic::couple(model, &robot, &file)
+        } else {
+            Ok(model)
+        }
     }
 }
 

@@ -250,6 +250,7 @@ impl Scenario {
                 let options = UrdfOptions {
                     root,
                     strict: r.strict,
+                    mimic: false,
                 };
                 Model::from_urdf_file(self.urdf_path().unwrap_or(urdf.clone()), options).map_err(
                     |error| ScenarioError::Model {
