@@ -222,7 +222,7 @@ fn a_missing_collision_mesh_names_the_link_and_file() {
     std::fs::write(&broken, text).unwrap();
     // Keep the other meshes reachable: link the package folder beside it.
     let scenario = format!(
-        "name = \"t\"\n[robot]\nurdf = \"{}\"\n[controller]\nkind = \"pd_plus\"\nkp = 1.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.0, 0.0, 0.0]\n[simulation]\nplant = \"rapier\"\n",
+        "name = \"t\"\n[robot]\nurdf = \"{}\"\nmimic = false\n[controller]\nkind = \"pd_plus\"\nkp = 1.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.0, 0.0, 0.0]\n[simulation]\nplant = \"rapier\"\n",
         broken.display()
     );
     let m = error_of(&scenario);
@@ -350,6 +350,7 @@ fn pd_plus_storage_never_increases_against_a_passive_table() {
         r#"name = "press_and_hold"
 [robot]
 urdf = "{}"
+mimic = false
 [controller]
 kind = "pd_plus"
 kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]

@@ -20,6 +20,7 @@ fn scenario() -> Scenario {
 name = "panda_pd_plus"
 [robot]
 urdf = "{}"
+mimic = false
 [controller]
 kind = "pd_plus"
 kp = [100.0, 100.0, 100.0, 100.0, 50.0, 50.0, 20.0, 5.0, 5.0]
@@ -239,6 +240,7 @@ fn the_rapier_plant_stops_joints_at_their_urdf_limits() {
             r#"name = "limits"
 [robot]
 urdf = "{}"
+mimic = false
 [controller]
 kind = "pd_plus"
 kp = 100.0

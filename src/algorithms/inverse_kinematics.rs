@@ -4,8 +4,8 @@
 //! of the frame Jacobian over the joints (a free root stays where it is),
 //! repeated a few times. The damping keeps steps bounded near singular
 //! configurations and for targets out of reach, where it settles at the
-//! closest reachable point in the damped sense. Joints stay within their
-//! URDF limits.
+//! closest reachable point in the damped sense. Independent joints stay
+//! within their URDF limits.
 
 use super::{forward_kinematics, frame_jacobian, frame_placement, JacobianFrame, Workspace};
 use crate::model::Model;
@@ -47,10 +47,14 @@ pub fn position_ik(
         }
         model.integrate(q, &dq, 1.0, &mut next);
         q.copy_from_slice(&next);
-        for b in model.bodies.iter().filter(|b| b.joint.nq() == 1) {
-            let l = &b.limits;
-            if l.lower <= l.upper {
-                q[b.q_index] = q[b.q_index].clamp(l.lower, l.upper);
+        // The independent joints' own limits (a mimicking joint's are not
+        // mapped back onto its primary).
+        for (b, body) in model.bodies.iter().enumerate() {
+            let l = &body.limits;
+            if let (1, Some((_, qi))) = (body.joint.nq(), model.system_indices(b)) {
+                if l.lower <= l.upper {
+                    q[qi] = q[qi].clamp(l.lower, l.upper);
+                }
             }
         }
     }

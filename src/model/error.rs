@@ -77,6 +77,8 @@ pub enum ModelError {
     ZeroAxis { file: PathBuf, joint: String },
     #[error(transparent)]
     Mimic(#[from] super::MimicError),
+    #[error(transparent)]
+    Rotor(#[from] super::RotorError),
     #[error("{file}: the model has no moving body (every joint is fixed and the root is fixed)")]
     NoMovingBody { file: PathBuf },
 }

@@ -76,6 +76,8 @@ pub struct Coupling {
     offset: Vec<f64>,
     /// For each body: the body of its primary joint when it mimics one.
     follows: Vec<Option<usize>>,
+    /// For each system speed: the body of its independent joint.
+    speed_body: Vec<usize>,
     tree_nq: usize,
     tree_nv: usize,
     /// Number of system coordinates and speeds.
@@ -163,8 +165,32 @@ impl Model {
         }
     }
 
-    fn with_coupling(mut self, c: Coupling) -> Model {
+    /// The system speed that tree speed `k` follows and its multiplier
+    /// (`(k, 1)` for a tree): v_tree[k] = m v[s], and a generalized force
+    /// f on tree speed k adds m f to system speed s.
+    #[inline]
+    pub fn system_speed(&self, k: usize) -> (usize, f64) {
+        match &self.coupling {
+            None => (k, 1.0),
+            Some(c) => c.speed(k),
+        }
+    }
+
+    /// The body whose joint carries system speed `k` (with mimic joints,
+    /// the independent joint's body).
+    pub fn speed_body(&self, k: usize) -> usize {
+        match &self.coupling {
+            None => self.dof_body[k],
+            Some(c) => c.speed_body[k],
+        }
+    }
+
+    fn with_coupling(mut self, mut c: Coupling) -> Model {
         (self.nq, self.nv) = (c.nq, c.nv);
+        c.speed_body = (0..c.tree_nv)
+            .filter(|&k| c.follows[self.dof_body[k]].is_none())
+            .map(|k| self.dof_body[k])
+            .collect();
         self.coupling = Some(c);
         self
     }
@@ -321,6 +347,7 @@ fn resolve(
         coord_multiplier,
         offset,
         follows: resolved.iter().map(|r| r.map(|(p, _, _)| p)).collect(),
+        speed_body: Vec::new(),
         tree_nq,
         tree_nv,
         nq,

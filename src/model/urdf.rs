@@ -62,19 +62,26 @@ impl Model {
         file: impl AsRef<Path>,
         options: impl Into<UrdfOptions>,
     ) -> Result<Model, ModelError> {
-        let options = options.into();
-        let file = file.as_ref().to_path_buf();
-        let robot = parse_urdf(text, &file)?;
-        let model = Builder {
-            file: file.clone(),
-            robot: &robot,
-        }
-        .build(options)?;
-        if options.mimic {
-            super::mimic::couple(model, &robot, &file)
-        } else {
-            Ok(model)
-        }
+        let file = file.as_ref();
+        build_parsed(&parse_urdf(text, file)?, file, options.into())
+    }
+}
+
+/// The model of a parsed URDF; `file` names it in errors and warnings.
+pub(super) fn build_parsed(
+    robot: &urdf_rs::Robot,
+    file: &Path,
+    options: UrdfOptions,
+) -> Result<Model, ModelError> {
+    let model = Builder {
+        file: file.to_path_buf(),
+        robot,
+    }
+    .build(options)?;
+    if options.mimic {
+        super::mimic::couple(model, robot, file)
+    } else {
+        Ok(model)
     }
 }
 

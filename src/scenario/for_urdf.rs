@@ -9,7 +9,7 @@ use super::{
     Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
 };
 use crate::control::{JointTerms, Reference, Sine};
-use crate::model::{Joint, Model, RootJoint};
+use crate::model::{Joint, Model, UrdfOptions};
 use std::path::Path;
 
 /// Largest amplitude of the generated reference (rad or m).
@@ -18,13 +18,19 @@ const AMPLITUDE: f64 = 0.3;
 /// The generated scenario for `urdf` (fixed base).
 pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
     let urdf = urdf.canonicalize().unwrap_or_else(|_| urdf.to_path_buf());
-    let model =
-        Model::from_urdf_file(&urdf, RootJoint::Fixed).map_err(|error| ScenarioError::Model {
-            file: urdf.clone(),
-            error,
-        })?;
-    let joints: Vec<JointTerms> = model
-        .bodies
+    let options = UrdfOptions {
+        mimic: true,
+        ..UrdfOptions::default()
+    };
+    let model = Model::from_urdf_file(&urdf, options).map_err(|error| ScenarioError::Model {
+        file: urdf.clone(),
+        error,
+    })?;
+    // One entry per speed (fixed root: one per independent 1-DoF joint).
+    let speed_bodies: Vec<&crate::model::Body> = (0..model.nv)
+        .map(|k| &model.bodies[model.speed_body(k)])
+        .collect();
+    let joints: Vec<JointTerms> = speed_bodies
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -60,11 +66,8 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         })
         .collect();
     let reference = Reference::Terms { joints };
-    let revolute: Vec<usize> = model
-        .bodies
-        .iter()
-        .filter(|b| matches!(b.joint, Joint::Revolute { .. }))
-        .map(|b| b.v_index)
+    let revolute: Vec<usize> = (0..model.nv)
+        .filter(|&k| matches!(speed_bodies[k].joint, Joint::Revolute { .. }))
         .collect();
     let triples: Vec<[usize; 3]> = revolute.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
     let mut variants = vec![
@@ -97,6 +100,8 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             builtin: None,
             root: "fixed".into(),
             strict: false,
+            mimic: true,
+            rotors: Vec::new(),
             gravity: [0.0, 0.0, -9.81],
             mass: None,
             masses: None,

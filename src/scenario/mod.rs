@@ -8,6 +8,7 @@ pub mod interaction;
 mod names;
 mod output;
 mod plots;
+mod rotors;
 mod runner;
 mod schema;
 mod sweep;
@@ -250,16 +251,23 @@ impl Scenario {
                 let options = UrdfOptions {
                     root,
                     strict: r.strict,
-                    mimic: false,
+                    mimic: r.mimic,
                 };
-                Model::from_urdf_file(self.urdf_path().unwrap_or(urdf.clone()), options).map_err(
-                    |error| ScenarioError::Model {
-                        file: self.path.clone(),
-                        error,
-                    },
-                )?
+                let rotors = self.rotors()?;
+                Model::from_urdf_file_with_rotors(
+                    self.urdf_path().unwrap_or(urdf.clone()),
+                    options,
+                    &rotors,
+                )
+                .map_err(|error| ScenarioError::Model {
+                    file: self.path.clone(),
+                    error,
+                })?
             }
             (None, Some(name)) => {
+                if !r.rotors.is_empty() {
+                    return Err(self.invalid("robot.rotors", "rotors apply to URDF robots only"));
+                }
                 if root == RootJoint::Free {
                     return Err(self.invalid("robot.root", "built-in systems have a fixed root"));
                 }
@@ -954,8 +962,12 @@ impl Scenario {
         // A state beyond the simulation's blow-up magnitude would stop the
         // run at once (and rapier's joints wrap angles by repeated 2 pi).
         let in_range = |x: &Vec<f64>| x.iter().all(|a| a.is_finite() && a.abs() <= BLOW_UP);
-        let numbers =
-            |n: usize| format!("needs {n} finite numbers of magnitude at most {BLOW_UP:e}");
+        let numbers = |n: usize| {
+            format!(
+                "needs {n} finite numbers of magnitude at most {BLOW_UP:e}{}",
+                coupled_note(&nominal)
+            )
+        };
         let q0 = match &f.initial.q {
             Some(q) if q.len() == nominal.nq && in_range(q) => q.clone(),
             Some(_) => return Err(self.invalid("initial.q", numbers(nominal.nq))),
@@ -1048,6 +1060,7 @@ impl Scenario {
                 return Err(self.invalid(&format!("{est_key}.scale"), "must be a positive number"));
             }
             let mut estimate = nominal.clone();
+            self.estimate_rotors(&mut estimate, estimate_spec.rotors, &est_key)?;
             for b in &mut estimate.bodies {
                 let p = b.inertia.parameters().map(|x| x * estimate_spec.scale);
                 b.inertia = RigidInertia::from_parameters(&p);
@@ -1096,8 +1109,13 @@ impl Scenario {
             });
             let controller = Controller::new(law, factorization, reference, task, &estimate)
                 .map_err(|e| match e {
-                    ControlError::Reference(_) => self.invalid("reference", e.to_string()),
+                    ControlError::Reference(_) => {
+                        self.invalid("reference", format!("{e}{}", coupled_note(&nominal)))
+                    }
                     ControlError::Task(_) => self.invalid("task", e.to_string()),
+                    ControlError::Size { .. } => {
+                        self.invalid(&ctrl_key, format!("{e}{}", coupled_note(&nominal)))
+                    }
                     other => self.invalid(&ctrl_key, other.to_string()),
                 })?;
             let simulation = Simulation::new(
@@ -1132,4 +1150,22 @@ impl Scenario {
         }
         Ok(out)
     }
+}
+
+/// For a size error on a robot with mimic joints: which joints are not
+/// coordinates of their own (empty for a tree).
+fn coupled_note(model: &Model) -> String {
+    let Some(c) = model.coupling() else {
+        return String::new();
+    };
+    let relations: Vec<String> = c
+        .relations
+        .iter()
+        .map(|r| format!("{} mimics {}", r.joint, r.primary))
+        .collect();
+    format!(
+        " (the robot has {} coordinates: {}; robot.mimic = false makes every joint a coordinate)",
+        model.nq,
+        relations.join(", ")
+    )
 }

@@ -64,6 +64,15 @@ pub struct RobotSpec {
     /// warning (default false).
     #[serde(default)]
     pub strict: bool,
+    /// URDF robots: honour `<mimic>` tags (default true: the robot's
+    /// coordinates are its independent joints); false keeps every joint
+    /// independent.
+    #[serde(default = "yes")]
+    pub mimic: bool,
+    /// URDF robots: geared motor rotors added to joints (see
+    /// [`RotorSpec`]); they need `mimic`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rotors: Vec<RotorSpec>,
     /// Gravity in world coordinates, default [0, 0, -9.81].
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],
@@ -101,6 +110,33 @@ pub struct PayloadSpec {
     pub com: [f64; 3],
 }
 
+/// Geared motor rotors on `joints`, all with the same gear ratio, mass
+/// (kg) and inertias (kg m^2) about the spin axis and a diameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RotorSpec {
+    pub joints: Vec<String>,
+    pub gear_ratio: f64,
+    pub mass: f64,
+    pub axial_inertia: f64,
+    pub transverse_inertia: f64,
+}
+
+/// How the controller's model treats the robot's rotors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RotorEstimate {
+    /// The clustered model the plant has (seed 001 sec. VI-C).
+    #[default]
+    Exact,
+    /// The common shortcut: each rotor welded to its joint's parent, its
+    /// spin counted only as reflected inertia g^2 I_axial on H's diagonal
+    /// (joint armature), the gyroscopic coupling dropped.
+    Armature,
+    /// No rotors at all.
+    Ignored,
+}
+
 /// The controller's model: the nominal robot with every inertial parameter
 /// scaled, plus an optional payload guess.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,6 +146,13 @@ pub struct EstimateSpec {
     pub scale: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload: Option<PayloadSpec>,
+    /// The robot's rotors: "exact" (default), "armature" or "ignored".
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub rotors: RotorEstimate,
+}
+
+fn is_default<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 fn one() -> f64 {
@@ -121,6 +164,7 @@ impl Default for EstimateSpec {
         EstimateSpec {
             scale: 1.0,
             payload: None,
+            rotors: RotorEstimate::Exact,
         }
     }
 }

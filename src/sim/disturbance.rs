@@ -166,6 +166,7 @@ pub struct AppliedWrench {
 /// The world velocity of the world point p of a body supported by
 /// `support`: the sum of its Jacobian's columns, Phi_k.lin + Phi_k.ang x p.
 fn point_velocity(
+    model: &Model,
     ws: &Workspace,
     support: impl Iterator<Item = usize>,
     p: &Vec3,
@@ -173,7 +174,8 @@ fn point_velocity(
 ) -> Vec3 {
     support.fold(Vec3::zeros(), |acc, k| {
         let phi = ws.axes[k];
-        acc + (phi.lin + phi.ang.cross(p)) * v[k]
+        let (s, m) = model.system_speed(k);
+        acc + (phi.lin + phi.ang.cross(p)) * (m * v[s])
     })
 }
 
@@ -243,7 +245,7 @@ impl Disturbances {
             let b = &model.bodies[push.body];
             let support = model.support(b.v_index + b.joint.nv() - 1);
             let spring = |a: Vec3, stiffness: f64, damping: f64| {
-                let p_dot = point_velocity(ws, support.clone(), &p, v);
+                let p_dot = point_velocity(model, ws, support.clone(), &p, v);
                 ((a - p) * stiffness - p_dot * damping, Vec3::zeros(), a)
             };
             let (force, torque, anchor) = match &push.push {
@@ -282,7 +284,8 @@ impl Disturbances {
             let moment = torque + p.cross(&force);
             for k in support {
                 let phi = ws.axes[k];
-                self.tau[k] += phi.ang.dot(&moment) + phi.lin.dot(&force);
+                let (s, m) = model.system_speed(k);
+                self.tau[s] += m * (phi.ang.dot(&moment) + phi.lin.dot(&force));
             }
             *applied = AppliedWrench {
                 body: push.body,

@@ -45,6 +45,8 @@ pub enum RapierPlantError {
     Joint { body: String },
     #[error("link {frame}: a collision shape cannot become a collider: {why}")]
     Shape { frame: String, why: String },
+    #[error("joints {joints} are coupled (mimic joints or rotors), which the rapier multibody cannot hold; use the own plant, or robot.mimic = false to keep the joints independent")]
+    Coupled { joints: String },
 }
 
 /// One actuated model joint in the multibody.
@@ -275,6 +277,12 @@ impl RapierPlant {
         dt: f64,
         substeps: usize,
     ) -> Result<RapierPlant, RapierPlantError> {
+        if let Some(c) = model.coupling() {
+            let joints = c.relations.iter().map(|r| r.joint.as_str());
+            return Err(RapierPlantError::Coupled {
+                joints: joints.collect::<Vec<_>>().join(", "),
+            });
+        }
         let mut bodies = RigidBodySet::new();
         let mut multibody_joints = MultibodyJointSet::new();
         let base = bodies.insert(RigidBodyBuilder::fixed());
