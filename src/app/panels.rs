@@ -116,6 +116,7 @@ fn scenario_section(ui: &mut egui::Ui, s: &mut SessionAccess, state: &mut PanelS
     if !s.session.scenario.file.description.is_empty() {
         ui.small(&s.session.scenario.file.description);
     }
+    coupled_joints(ui, s.session.plant());
     egui::CollapsingHeader::new("Scenario")
         .default_open(true)
         .show(ui, |ui| {
@@ -159,6 +160,31 @@ fn scenario_section(ui: &mut egui::Ui, s: &mut SessionAccess, state: &mut PanelS
             });
             ui.small("…or drop a file on the window.");
         });
+}
+
+/// The robot's mimic relations (coupled fingers, geared rotors), resolved
+/// to their independent joints: q_joint = k q_primary + b.
+fn coupled_joints(ui: &mut egui::Ui, model: &crate::model::Model) {
+    let Some(c) = model.coupling() else { return };
+    egui::CollapsingHeader::new(format!(
+        "Coupled joints: {} coordinates, {} joints",
+        model.nq,
+        model.tree_nq()
+    ))
+    .default_open(false)
+    .show(ui, |ui| {
+        for r in &c.relations {
+            let offset = if r.offset == 0.0 {
+                String::new()
+            } else {
+                format!(" {:+}", r.offset)
+            };
+            ui.small(format!(
+                "{} = {} x {}{offset}",
+                r.joint, r.multiplier, r.primary
+            ));
+        }
+    });
 }
 
 fn playback_section(ui: &mut egui::Ui, s: &mut SessionAccess) {

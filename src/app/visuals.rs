@@ -153,7 +153,49 @@ pub fn robot_visuals(model: &Model, urdf: Option<&Path>, cache: &mut MeshCache) 
     if out.parts.is_empty() {
         out.parts = stand_in();
     }
+    out.parts.extend(rotor_stand_ins(model, &out.parts));
     out
+}
+
+/// A cylinder for each mimicking body with nothing drawn on it (a rotor a
+/// scenario added): a solid cylinder of the body's mass with its axial
+/// moment (I_a = m r^2 / 2) and transverse moment
+/// (I_t = m (3 r^2 + L^2) / 12), about the joint axis, kept visible.
+fn rotor_stand_ins(model: &Model, drawn: &[VisualPart]) -> Vec<VisualPart> {
+    let Some(coupling) = model.coupling() else {
+        return Vec::new();
+    };
+    let mut parts = Vec::new();
+    for (b, body) in model.bodies.iter().enumerate() {
+        let crate::model::Joint::Revolute { axis } = body.joint else {
+            continue;
+        };
+        let frames: Vec<usize> = (0..model.frames.len())
+            .filter(|&f| model.frames[f].body == Some(b))
+            .collect();
+        let bare = !drawn.iter().any(|p| frames.contains(&p.frame));
+        let (Some(&frame), Some(_), true) = (frames.first(), coupling.follows(b), bare) else {
+            continue;
+        };
+        let m = body.inertia.mass.max(1e-9);
+        let i_com = body.inertia.inertia_about_com();
+        let axial = (axis.transpose() * i_com * axis)[0];
+        let transverse = 0.5 * i_com.trace() - 0.5 * axial;
+        let radius = (2.0 * axial / m).sqrt();
+        let length = (12.0 * transverse / m - 3.0 * radius * radius)
+            .max(0.0)
+            .sqrt();
+        parts.push(VisualPart {
+            frame,
+            origin: Transform::new(frame_with_z(&axis), body.inertia.com()),
+            shape: Shape::Cylinder {
+                radius: radius.clamp(0.015, 0.08),
+                length: length.clamp(0.01, 0.08),
+            },
+            fallback: false,
+        });
+    }
+    parts
 }
 
 #[cfg(test)]
@@ -179,6 +221,41 @@ mod tests {
         // link0..link7, hand and two fingers.
         assert_eq!(meshes, 11);
         assert!(v.parts.iter().all(|p| !p.fallback));
+    }
+
+    #[test]
+    fn rotors_a_scenario_adds_are_drawn_as_cylinders_about_their_axes() {
+        let rotors: Vec<crate::model::Rotor> = (1..=7)
+            .map(|j| crate::model::Rotor {
+                joint: format!("panda_joint{j}"),
+                gear_ratio: 100.0,
+                mass: 0.5,
+                axial_inertia: 4e-4,
+                transverse_inertia: 3.5e-4,
+            })
+            .collect();
+        let options = crate::model::UrdfOptions {
+            mimic: true,
+            ..Default::default()
+        };
+        let model = Model::from_urdf_file_with_rotors(panda_urdf(), options, &rotors).unwrap();
+        let v = robot_visuals(&model, Some(&panda_urdf()), &mut MeshCache::default());
+        let cylinders: Vec<&VisualPart> = v
+            .parts
+            .iter()
+            .filter(|p| matches!(p.shape, Shape::Cylinder { .. }))
+            .collect();
+        // One per rotor, none for the mimicking finger (it has its mesh).
+        assert_eq!(cylinders.len(), 7);
+        for c in cylinders {
+            let body = model.frames[c.frame].body.unwrap();
+            assert!(model.bodies[body].name.ends_with("_rotor"));
+            // r = sqrt(2 I_a / m) = 0.04, L = sqrt(12 I_t / m - 3 r^2) = 0.06.
+            let Shape::Cylinder { radius, length } = c.shape else {
+                unreachable!()
+            };
+            assert!((radius - 0.04).abs() < 1e-12 && (length - 0.06).abs() < 1e-12);
+        }
     }
 
     #[test]
