@@ -45,6 +45,8 @@ pub enum RapierPlantError {
     Joint { body: String },
     #[error("link {frame}: a collision shape cannot become a collider: {why}")]
     Shape { frame: String, why: String },
+    #[error("model '{model}' has joint armature, which a rapier multibody does not model (use the own plant)")]
+    Armature { model: String },
 }
 
 /// One actuated model joint in the multibody.
@@ -275,6 +277,11 @@ impl RapierPlant {
         dt: f64,
         substeps: usize,
     ) -> Result<RapierPlant, RapierPlantError> {
+        if model.armature().iter().any(|a| *a != 0.0) {
+            return Err(RapierPlantError::Armature {
+                model: model.name.clone(),
+            });
+        }
         let mut bodies = RigidBodySet::new();
         let mut multibody_joints = MultibodyJointSet::new();
         let base = bodies.insert(RigidBodyBuilder::fixed());
