@@ -109,7 +109,8 @@ impl OperationalSpaceWorkspace {
 /// u = I^A phi and d = phi^T u + a, L = 1 - phi u^T / d differs from the
 /// identity by a rank-one term, so products with it cost O(36) instead of
 /// a 6x6 matrix product. For the free root Phi is invertible: without
-/// armature K = (I^A)^-1 (and L = 0); the root's L is never used.
+/// armature K = (I^A)^-1 (and L = 0); its L is never used, nor its K
+/// before the outward pass.
 #[derive(Clone, Debug)]
 enum Projector {
     OneDof {
@@ -176,7 +177,9 @@ pub fn operational_space_inverse_inertia<'o>(
         let ia = os.articulated[i];
         let projector = match body.joint {
             Joint::Free => Projector::Free {
-                k: free_root_projector(ws, body.v_index, &ia, &armature[body.v_index..][..6]),
+                k: ia
+                    .try_inverse()
+                    .unwrap_or_else(|| Matrix6::from_element(f64::NAN)),
             },
             _ => {
                 let phi = to_vec6(&ws.axes[body.v_index]);
@@ -203,6 +206,9 @@ pub fn operational_space_inverse_inertia<'o>(
             }
         }
         os.projectors[i] = projector;
+    }
+    if model.has_free_root() && model.active_armature().is_some() {
+        root_armature(model, ws, os);
     }
     // Outward pass (Table I, third loop).
     for k in 0..m {
@@ -244,17 +250,21 @@ pub fn operational_space_inverse_inertia<'o>(
     &os.lambda_inv
 }
 
-/// K = Phi (Phi^T I^A Phi + diag(a))^-1 Phi^T of the free root whose speeds
-/// start at `k`; (I^A)^-1 when it has no armature (non-finite if singular).
-fn free_root_projector(ws: &Workspace, k: usize, ia: &Matrix6, armature: &[f64]) -> Matrix6 {
-    let singular = || Matrix6::from_element(f64::NAN);
-    if armature.iter().all(|a| *a == 0.0) {
-        return ia.try_inverse().unwrap_or_else(singular);
-    }
-    let phi = Matrix6::from_fn(|r, c| to_vec6(&ws.axes[k + c])[r]);
-    let d = phi.tr_mul(&(ia * phi)) + Matrix6::from_diagonal(&Vector6::from_column_slice(armature));
-    d.try_inverse()
-        .map_or_else(singular, |d_inv| phi * d_inv * phi.transpose())
+/// The free root's K = Phi (Phi^T I^A Phi + diag(a))^-1 Phi^T with its
+/// armature a (body 0, speeds 0..6; non-finite if singular), after the
+/// inward pass (only the outward pass reads it). Out of line and cold, so
+/// that the EFPA without armature compiles as before.
+#[cold]
+#[inline(never)]
+fn root_armature(model: &Model, ws: &Workspace, os: &mut OperationalSpaceWorkspace) {
+    let phi = Matrix6::from_fn(|r, c| to_vec6(&ws.axes[c])[r]);
+    let a = Vector6::from_column_slice(&model.armature()[..6]);
+    let d = phi.tr_mul(&(os.articulated[0] * phi)) + Matrix6::from_diagonal(&a);
+    let k = d.try_inverse().map_or_else(
+        || Matrix6::from_element(f64::NAN),
+        |d_inv| phi * d_inv * phi.transpose(),
+    );
+    os.projectors[0] = Projector::Free { k };
 }
 
 /// The dense formula J H^-1 J^T with the frames' `Local` Jacobians stacked
