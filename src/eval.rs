@@ -13,7 +13,7 @@ use crate::algorithms::{
     OperationalSpaceWorkspace, TooManyDofs, Workspace, PARAMETERS_PER_BODY,
 };
 use crate::factorization::{diagnose, Factorization, FactorizationError};
-use crate::model::{Joint, Model};
+use crate::model::{ArmatureError, Joint, Model};
 use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
 use serde::de::IgnoredAny;
@@ -45,6 +45,8 @@ pub enum EvalError {
     Field(String, &'static str),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
+    #[error(transparent)]
+    Armature(#[from] ArmatureError),
     #[error("the robot has {0}")]
     TooManyDofs(#[from] TooManyDofs),
     #[error("sample {sample}: {message}")]
@@ -206,6 +208,30 @@ pub(crate) fn gravity(value: &Value) -> Result<Vec3, EvalError> {
     g.filter(|g| g.len() == 3 && g.iter().all(|x| x.is_finite()))
         .map(|g| Vec3::new(g[0], g[1], g[2]))
         .ok_or(EvalError::Field("gravity".into(), "3 finite numbers"))
+}
+
+/// Gives `model` the file's `armature` (absent: none): one number per
+/// speed in the file's order (`joint_names`, a free root's speeds
+/// `[linear; angular]`), as Pinocchio's `model.armature`.
+pub(crate) fn set_armature(
+    model: &mut Model,
+    joint_names: &[String],
+    value: Option<&Value>,
+) -> Result<(), EvalError> {
+    let Some(value) = value else {
+        return Ok(());
+    };
+    let map = JointMap::new(model, joint_names)?;
+    let armature: Option<Vec<f64>> = value
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_f64).collect());
+    let armature = armature
+        .filter(|a| a.len() == map.v_index.len())
+        .ok_or(EvalError::Field(
+            "armature".into(),
+            "one number per speed, in joint_names order",
+        ))?;
+    Ok(model.set_armature(&map.v_to_model(&armature))?)
 }
 
 /// Whether the file's `mimic` flag is set (absent: no).
@@ -461,6 +487,7 @@ pub fn evaluate(
     if let Some(g) = input.get("gravity") {
         model.gravity = gravity(g)?;
     }
+    set_armature(model, &names, input.get("armature"))?;
     let samples = input
         .get("samples")
         .and_then(Value::as_array)

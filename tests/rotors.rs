@@ -7,7 +7,11 @@
 mod common;
 
 use common::repo_path;
-use passivity_lab::algorithms::{coriolis_matrix, crba, rnea, BodyFactorization, Workspace};
+use nalgebra::DVector;
+use passivity_lab::algorithms::{
+    coriolis_matrix, crba, forward_kinematics, frame_jacobian, kinetic_energy, rnea,
+    BodyFactorization, JacobianFrame, Workspace,
+};
 use passivity_lab::model::{Model, Rotor, UrdfOptions};
 use passivity_lab::scenario::{Scenario, ScenarioError};
 use rand::{Rng, SeedableRng};
@@ -166,6 +170,9 @@ name = "exact"
 [[variants]]
 name = "ignored"
 estimate = {{ rotors = "ignored" }}
+[[variants]]
+name = "armature"
+estimate = {{ rotors = "armature" }}
 "#,
         repo_path(PANDA).display()
     );
@@ -232,4 +239,54 @@ fn rotor_keys_are_checked() {
         m.contains("estimate.rotors") && m.contains("has none"),
         "{m}"
     );
+}
+
+/// The armature shortcut drops exactly one term of each rotor's kinetic
+/// energy. A rotor of axial moment I_a about its axis a (world), spinning
+/// at g qdot_j relative to its parent link (angular velocity w_p), has
+/// 1/2 (w_p + g qdot_j a)^T I (w_p + g qdot_j a)
+///   = 1/2 w_p^T I w_p + g qdot_j I_a (a . w_p) + 1/2 g^2 I_a qdot_j^2
+/// (a^T I = I_a a^T, a being a principal axis). The shortcut keeps the
+/// first term (rotor welded to the parent) and the last (armature), so
+/// T_exact - T_armature = sum_j g_j I_a,j qdot_j (a_j . w_parent(j)).
+#[test]
+fn the_armature_shortcut_drops_exactly_the_gyroscopic_cross_term() {
+    let variants = rotor_scenario("").unwrap().variants().unwrap();
+    let (exact, armature) = (
+        &variants[0].simulation.estimate,
+        &variants[2].simulation.estimate,
+    );
+    let rotors = panda_rotors();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let mut ws = Workspace::new(exact);
+    let mut wa = Workspace::new(armature);
+    for _ in 0..10 {
+        let q: Vec<f64> = (0..8).map(|_| rng.random_range(-1.5..1.5)).collect();
+        let v: Vec<f64> = (0..8).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let dropped =
+            kinetic_energy(exact, &mut ws, &q, &v) - kinetic_energy(armature, &mut wa, &q, &v);
+        forward_kinematics(exact, &mut ws, &q);
+        let mut expected = 0.0;
+        for (j, r) in rotors.iter().enumerate() {
+            let angular = |frame: &str, ws: &mut Workspace| {
+                let f = exact.frame_by_name(frame).unwrap();
+                let jac = frame_jacobian(exact, ws, f, JacobianFrame::WorldAligned);
+                (
+                    jac.rows(0, 3) * DVector::from_column_slice(&v),
+                    jac.fixed_view::<3, 1>(0, j).into_owned(),
+                )
+            };
+            let (w_parent, _) = angular(&format!("panda_link{j}"), &mut ws);
+            let (_, axis) = angular(&format!("panda_link{}", j + 1), &mut ws);
+            expected += r.gear_ratio * r.axial_inertia * v[j] * axis.dot(&w_parent);
+        }
+        assert!(
+            expected.abs() > 1e-4,
+            "the cross term is not exercised: {expected:e}"
+        );
+        assert!(
+            (dropped - expected).abs() < 1e-12,
+            "dropped {dropped:e}, expected {expected:e}"
+        );
+    }
 }

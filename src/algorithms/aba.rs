@@ -1,6 +1,8 @@
 //! Articulated-body algorithm for forward dynamics (Featherstone 2008,
 //! Table 7.1), in world coordinates so that articulated inertias are summed
-//! without transforms (as in Pinocchio 3). A model with mimic joints (whose
+//! without transforms (as in Pinocchio 3). Joint armature enters as
+//! D_i = S_i^T I^A_i S_i + diag(a_i) (Featherstone 2008 sec. 7.3;
+//! Pinocchio's `aba` likewise). A model with mimic joints (whose
 //! clusters the recursion here does not cover) is solved with its mass
 //! matrix instead: H qddot = tau - C v - g, by a Cholesky factorization in
 //! a preallocated buffer.
@@ -30,6 +32,7 @@ pub fn aba<'w>(
         return solve_with_mass_matrix(model, ws, q, v, tau);
     }
     let n = model.nbodies();
+    let armature = model.armature();
     // Pass 1: velocities, velocity-product accelerations c_i, bias forces p_i.
     for i in 0..n {
         body_placement_and_axes(model, ws, q, i);
@@ -53,7 +56,7 @@ pub fn aba<'w>(
             u_vec.fixed_rows::<3>(0).into(),
             u_vec.fixed_rows::<3>(3).into(),
         );
-        let d = ws.axes[k].dot(&u);
+        let d = ws.axes[k].dot(&u) + armature[k];
         let uu = tau[k] - ws.axes[k].dot(&ws.forces[i]);
         ws.dof_forces[k] = u;
         ws.dof_scalars[k] = d;
@@ -72,7 +75,7 @@ pub fn aba<'w>(
         let k = body.v_index;
         let a_in = parent_motion(model, &ws.accelerations, i, a0) + ws.body_motions[i];
         match body.joint {
-            Joint::Free => solve_free_root(ws, i, k, a_in, tau),
+            Joint::Free => solve_free_root(ws, i, k, a_in, tau, &armature[k..k + 6]),
             _ => {
                 let qdd = (ws.dof_scalars[model.nv + k]
                     - ws.dof_forces[k].ang.dot(&a_in.ang)
@@ -86,8 +89,15 @@ pub fn aba<'w>(
     &ws.ddq
 }
 
-/// The 6-DoF root: Phi^T I^A Phi qddot = tau - Phi^T (p^A + I^A a_in).
-fn solve_free_root(ws: &mut Workspace, i: usize, k: usize, a_in: Motion, tau: &[f64]) {
+/// The 6-DoF root: (Phi^T I^A Phi + diag(a)) qddot = tau - Phi^T (p^A + I^A a_in).
+fn solve_free_root(
+    ws: &mut Workspace,
+    i: usize,
+    k: usize,
+    a_in: Motion,
+    tau: &[f64],
+    armature: &[f64],
+) {
     let ia: Matrix6 = ws.body_matrices[i];
     let mut phi = M6::zeros();
     for c in 0..6 {
@@ -96,7 +106,7 @@ fn solve_free_root(ws: &mut Workspace, i: usize, k: usize, a_in: Motion, tau: &[
     let pa = ws.forces[i] + mul_motion(&ia, &a_in);
     let pa6 = Vector6::new(pa.ang.x, pa.ang.y, pa.ang.z, pa.lin.x, pa.lin.y, pa.lin.z);
     let rhs = Vector6::from_fn(|r, _| tau[k + r]) - phi.tr_mul(&pa6);
-    let d = phi.tr_mul(&(ia * phi));
+    let d = phi.tr_mul(&(ia * phi)) + M6::from_diagonal(&Vector6::from_column_slice(armature));
     let qdd = d
         .cholesky()
         .map(|c| c.solve(&rhs))

@@ -11,6 +11,7 @@
 //! added into its independent speeds' entries, C = A^T C_tree A (the
 //! A^T H A_dot term of Thm. V.1 vanishes: A is constant).
 
+use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, propagate_velocity, world_inertia};
 use super::{BodyFactorization, Workspace};
@@ -32,7 +33,8 @@ pub fn coriolis_matrix<'w>(
 }
 
 /// C(q, v), H(q) and dH/dt together (seed 000 Algorithm 1), left in
-/// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`.
+/// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`. Joint armature
+/// adds to H's diagonal only (constant: C and dH/dt are unchanged).
 pub fn coriolis_matrix_and_derivatives(
     model: &Model,
     ws: &mut Workspace,
@@ -41,6 +43,7 @@ pub fn coriolis_matrix_and_derivatives(
     b: BodyFactorization,
 ) {
     with_speed_map!(model, map => algorithm1::<true>(model, ws, q, v, b, map));
+    armature::add_to_diagonal(model, &mut ws.mass_matrix);
 }
 
 fn algorithm1<const WITH_H: bool>(

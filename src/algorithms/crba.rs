@@ -3,13 +3,15 @@
 //! With mimic joints each tree entry is added into its independent
 //! speeds' entry, giving H = A^T H_tree A without forming H_tree.
 
+use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::Workspace;
 use crate::model::Model;
 use nalgebra::DMatrix;
 
-/// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`.
+/// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`;
+/// joint armature is added on the diagonal, H_ss += a_s.
 /// For a tree, entries of speeds on different branches are never written:
 /// they keep the zero the workspace was allocated with.
 pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<f64> {
@@ -22,6 +24,7 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
     }
     ws.tree = tree;
     with_speed_map!(model, map => composite_entries(model, ws, map));
+    armature::add_to_diagonal(model, &mut ws.mass_matrix);
     &ws.mass_matrix
 }
 

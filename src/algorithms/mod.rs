@@ -14,6 +14,7 @@
 //! `Workspace::axes` stay per tree speed.
 
 mod aba;
+mod armature;
 mod body_factorization;
 mod christoffel;
 mod coriolis_matrix;

@@ -8,7 +8,9 @@
 //! Lambda_ik = L_i Lambda_p(i)k + K_i chi_k,i^T (eq. 13) with the cross terms
 //! Lambda_k1k2 = chi_k1,i Lambda_ik2 at the deepest common ancestor i (eq. 14).
 //! Blocks are in each frame's own axes at its origin, rows and columns
-//! `[angular; linear]` (the Jacobian of `JacobianFrame::Local`).
+//! `[angular; linear]` (the Jacobian of `JacobianFrame::Local`). Joint
+//! armature adds to each joint's D = Phi^T I^A Phi as in the ABA
+//! (Featherstone 2008 sec. 7.3), so Lambda^-1 = J (H_rigid + diag(a))^-1 J^T.
 
 use super::jacobian::{frame_jacobian, frame_placement, JacobianFrame};
 use super::kinematics::{body_placement_and_axes, world_inertia};
@@ -102,11 +104,13 @@ impl OperationalSpaceWorkspace {
     }
 }
 
-/// K_i = Phi (Phi^T I^A Phi)^-1 Phi^T and L_i = 1 - K_i I^A_i of one joint.
-/// For a 1-DoF joint, with u = I^A phi and d = phi^T u, L = 1 - phi u^T / d
-/// differs from the identity by a rank-one term, so products with it cost
-/// O(36) instead of a 6x6 matrix product. For the free root Phi is
-/// invertible: K = (I^A)^-1 and L = 0.
+/// K_i = Phi D^-1 Phi^T and L_i = 1 - K_i I^A_i of one joint, with
+/// D = Phi^T I^A Phi + diag(a) (a: its armature). For a 1-DoF joint, with
+/// u = I^A phi and d = phi^T u + a, L = 1 - phi u^T / d differs from the
+/// identity by a rank-one term, so products with it cost O(36) instead of
+/// a 6x6 matrix product. For the free root Phi is invertible: without
+/// armature K = (I^A)^-1 (and L = 0); its L is never used, nor its K
+/// before the outward pass.
 #[derive(Clone, Debug)]
 enum Projector {
     OneDof {
@@ -155,6 +159,7 @@ pub fn operational_space_inverse_inertia<'o>(
         return &os.lambda_inv;
     }
     let nb = model.nbodies();
+    let armature = model.armature();
     for i in 0..nb {
         body_placement_and_axes(model, ws, q, i);
         os.articulated[i] = world_inertia(model, ws, i).to_matrix();
@@ -182,7 +187,7 @@ pub fn operational_space_inverse_inertia<'o>(
                 Projector::OneDof {
                     phi,
                     u,
-                    d: phi.dot(&u),
+                    d: phi.dot(&u) + armature[body.v_index],
                 }
             }
         };
@@ -201,6 +206,9 @@ pub fn operational_space_inverse_inertia<'o>(
             }
         }
         os.projectors[i] = projector;
+    }
+    if model.has_free_root() && model.active_armature().is_some() {
+        root_armature(model, ws, os);
     }
     // Outward pass (Table I, third loop).
     for k in 0..m {
@@ -240,6 +248,23 @@ pub fn operational_space_inverse_inertia<'o>(
         }
     }
     &os.lambda_inv
+}
+
+/// The free root's K = Phi (Phi^T I^A Phi + diag(a))^-1 Phi^T with its
+/// armature a (body 0, speeds 0..6; non-finite if singular), after the
+/// inward pass (only the outward pass reads it). Out of line and cold, so
+/// that the EFPA without armature compiles as before.
+#[cold]
+#[inline(never)]
+fn root_armature(model: &Model, ws: &Workspace, os: &mut OperationalSpaceWorkspace) {
+    let phi = Matrix6::from_fn(|r, c| to_vec6(&ws.axes[c])[r]);
+    let a = Vector6::from_column_slice(&model.armature()[..6]);
+    let d = phi.tr_mul(&(os.articulated[0] * phi)) + Matrix6::from_diagonal(&a);
+    let k = d.try_inverse().map_or_else(
+        || Matrix6::from_element(f64::NAN),
+        |d_inv| phi * d_inv * phi.transpose(),
+    );
+    os.projectors[0] = Projector::Free { k };
 }
 
 /// The dense formula J H^-1 J^T with the frames' `Local` Jacobians stacked

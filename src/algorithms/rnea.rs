@@ -2,6 +2,7 @@
 //! in world coordinates. With mimic joints it runs on the tree state
 //! v_tree = A v and returns tau = A^T tau_tree (see `coupled.rs`).
 
+use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
@@ -11,7 +12,8 @@ use super::Workspace;
 use crate::model::Model;
 use nalgebra::DVector;
 
-/// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`.
+/// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`;
+/// with joint armature H includes diag(armature), so tau gains armature o a.
 pub fn rnea<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -24,13 +26,13 @@ pub fn rnea<'w>(
         "rnea: wrong input sizes"
     );
     let mut tree = std::mem::take(&mut ws.tree);
-    let (q, [v, a]) = tree.expand(model, q, [v, a]);
+    let (q, [v, a_tree]) = tree.expand(model, q, [v, a]);
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
         body_placement_and_axes(model, ws, q, i);
         let inertia = world_inertia(model, ws, i);
         let (vi, vj) = propagate_velocity(model, ws, i, v);
-        let aj = joint_motion(model, ws, i, a);
+        let aj = joint_motion(model, ws, i, a_tree);
         // a_i = a_p + Phi qddot + Phi_dot qdot, with Phi_dot = v_i x Phi (world frame).
         let ai = parent_motion(model, &ws.accelerations, i, a0) + aj + vi.cross(&vj);
         ws.accelerations[i] = ai;
@@ -38,6 +40,7 @@ pub fn rnea<'w>(
     }
     ws.tree = tree;
     backward_torques(model, ws);
+    armature::add_product(model, a, ws.tau.as_mut_slice());
     &ws.tau
 }
 

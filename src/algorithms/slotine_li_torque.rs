@@ -5,6 +5,7 @@
 //! a_r,i = a_r,p + Phi_i a_r + (v_i x Phi_i) v_r. With a_r = 0 and no
 //! gravity the same recursion gives C(q, v) x.
 
+use super::armature;
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
     propagate_velocity, world_inertia,
@@ -16,7 +17,8 @@ use crate::spatial::Motion;
 use nalgebra::DVector;
 
 /// tau = H(q) a_r + C(q, v) v_r + g(q) for the factorization `b`
-/// (C* with [`BodyFactorization::ChristoffelConsistent`]), left in `ws.tau`.
+/// (C* with [`BodyFactorization::ChristoffelConsistent`]), left in `ws.tau`;
+/// joint armature, part of H, adds armature o a_r.
 pub fn slotine_li_torque<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -37,6 +39,7 @@ pub fn slotine_li_torque<'w>(
         gravity_base_acceleration(model),
         b,
     );
+    armature::add_product(model, a_r, ws.tau.as_mut_slice());
     &ws.tau
 }
 

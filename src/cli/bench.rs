@@ -35,6 +35,9 @@ pub struct Args {
     /// Time only these algorithms (e.g. for a profiler); default all.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Give every speed this joint armature (kg m^2 or kg), to time its terms.
+    #[arg(long)]
+    armature: Option<f64>,
 }
 
 const ALGORITHMS: [&str; 11] = [
@@ -87,8 +90,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.iterations >= 50,
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
-    let model = load_model(&args.model, args.load)?;
+    let mut model = load_model(&args.model, args.load)?;
     check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
+    if let Some(a) = args.armature {
+        model
+            .set_armature(&vec![a; model.nv])
+            .map_err(|e| anyhow::anyhow!("{}: --armature: {e}", args.model.display()))?;
+    }
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     let nv = model.nv;

@@ -7,7 +7,8 @@
 //! `generated_by` (replaced when the input has them) last.
 
 use super::{
-    check_mimic, generated_by, gravity, joint_names, mimic_flag, EvalError, Evaluator, Sample,
+    check_mimic, generated_by, gravity, joint_names, mimic_flag, set_armature, EvalError,
+    Evaluator, Sample,
 };
 use crate::factorization::Factorization;
 use crate::model::Model;
@@ -23,7 +24,8 @@ const REPLACED: [&str; 2] = ["inertial_parameters", "generated_by"];
 /// Evaluates the reference-format JSON read from `input` and writes the
 /// result to `output` as it goes (see the module doc). `joint_names` and
 /// `gravity` must come before `samples`, as in files written by the
-/// reference scripts. Returns the number of samples.
+/// reference scripts (and `armature`, when given). Returns the number of
+/// samples.
 pub fn evaluate_stream(
     model: &mut Model,
     input: impl Read,
@@ -110,7 +112,7 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
                 let raw: Box<RawValue> = map.next_value()?;
                 if evaluated.is_none() {
                     before.push((key, raw));
-                } else if ["joint_names", "gravity", "mimic"].contains(&key.as_str()) {
+                } else if ["joint_names", "gravity", "mimic", "armature"].contains(&key.as_str()) {
                     return Err(sink.fail(EvalError::Field(key, "given before samples")));
                 } else if !REPLACED.contains(&key.as_str()) {
                     sink.field(&mut first, &key, raw.get())?;
@@ -138,6 +140,8 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
             if let Some(g) = parse("gravity").map_err(A::Error::custom)? {
                 model.gravity = gravity(&g).map_err(|e| sink.fail(e))?;
             }
+            let armature = parse("armature").map_err(A::Error::custom)?;
+            set_armature(model, &names, armature.as_ref()).map_err(|e| sink.fail(e))?;
             let mut evaluator =
                 Evaluator::new(model, &names, factorization).map_err(|e| sink.fail(e))?;
             for (k, raw) in before.drain(..) {

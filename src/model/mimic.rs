@@ -135,11 +135,13 @@ impl Model {
     }
 
     /// The same bodies without the coupling: every joint independent (the
-    /// tree the constrained system lives in).
+    /// tree the constrained system lives in), each armature on its joint's
+    /// own speed.
     pub fn tree(&self) -> Model {
         let mut tree = self.clone();
         if let Some(c) = tree.coupling.take() {
             (tree.nq, tree.nv) = (c.tree_nq, c.tree_nv);
+            tree.armature = self.tree_armature();
         }
         tree
     }
@@ -191,6 +193,8 @@ impl Model {
             .filter(|&k| c.follows[self.dof_body[k]].is_none())
             .map(|k| self.dof_body[k])
             .collect();
+        self.armature = vec![0.0; c.nv];
+        self.has_armature = false;
         self.coupling = Some(c);
         self
     }

@@ -11,6 +11,7 @@
 //!   body to world coordinates) and 6 generalized speeds: the body-frame twist
 //!   in Featherstone order `[angular; linear]`.
 
+mod armature;
 mod builtin;
 mod configuration;
 mod error;
@@ -21,6 +22,7 @@ mod rotors;
 mod urdf;
 mod warning;
 
+pub use armature::ArmatureError;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub use error::ModelError;
 pub use inertia_check::{
@@ -101,6 +103,10 @@ pub struct Model {
     /// Mimic joints: the constant map from the system's coordinates to the
     /// tree's (`None` for a tree).
     coupling: Option<Coupling>,
+    /// Joint armature per system speed (see `armature.rs`), zeros by default.
+    armature: Vec<f64>,
+    /// Whether any armature entry is non-zero.
+    has_armature: bool,
 }
 
 /// The tree of speeds: each speed's parent speed, cut into runs of
@@ -238,6 +244,8 @@ impl Model {
             tree_is_translation,
             warnings: Vec::new(),
             coupling: None,
+            armature: vec![0.0; nv],
+            has_armature: false,
         }
     }
 

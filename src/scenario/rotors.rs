@@ -73,10 +73,9 @@ impl Scenario {
             }
         }
         if how == RotorEstimate::Armature {
-            return Err(self.invalid(
-                &format!("{key}.rotors"),
-                format!("armature {armature:?} not yet"),
-            ));
+            model
+                .set_armature(&armature)
+                .map_err(|e| self.invalid(&format!("{key}.rotors"), e.to_string()))?;
         }
         Ok(())
     }

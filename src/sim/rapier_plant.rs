@@ -47,6 +47,8 @@ pub enum RapierPlantError {
     Shape { frame: String, why: String },
     #[error("joints {joints} are coupled (mimic joints or rotors), which the rapier multibody cannot hold; use the own plant, or robot.mimic = false to keep the joints independent")]
     Coupled { joints: String },
+    #[error("model '{model}' has joint armature, which a rapier multibody does not model (use the own plant)")]
+    Armature { model: String },
 }
 
 /// One actuated model joint in the multibody.
@@ -281,6 +283,11 @@ impl RapierPlant {
             let joints = c.relations.iter().map(|r| r.joint.as_str());
             return Err(RapierPlantError::Coupled {
                 joints: joints.collect::<Vec<_>>().join(", "),
+            });
+        }
+        if model.armature().iter().any(|a| *a != 0.0) {
+            return Err(RapierPlantError::Armature {
+                model: model.name.clone(),
             });
         }
         let mut bodies = RigidBodySet::new();
