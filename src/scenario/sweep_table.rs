@@ -93,13 +93,17 @@ impl SweepTable {
     }
 
     /// The metric `name` of `variant` against the swept value (see
-    /// [`SweepTable::abscissae`]), for the points that have it.
+    /// [`SweepTable::abscissae`]), for the points that have it, in
+    /// increasing abscissa.
     pub fn curve(&self, name: &str, variant: &str) -> Vec<(f64, f64)> {
         let (x, _) = self.abscissae();
-        x.iter()
+        let mut points: Vec<(f64, f64)> = x
+            .iter()
             .enumerate()
             .filter_map(|(i, &x)| self.metric(i, variant, name).map(|y| (x, y)))
-            .collect()
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        points
     }
 
     /// `sweep.csv`: the value, the variant, the usual columns and then the
