@@ -552,7 +552,10 @@ fn sweep_runs_a_family_and_writes_one_table() {
     ]);
     assert!(o.status.success(), "{}", text(&o).1);
     let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
-    assert!(csv.lines().next().unwrap().ends_with(",max_abs_q[2]"), "{csv}");
+    assert!(
+        csv.lines().next().unwrap().ends_with(",max_abs_q[2]"),
+        "{csv}"
+    );
     let o = run(&[
         "sweep",
         "scenarios/point_mass_torsion.toml",

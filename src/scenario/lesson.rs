@@ -100,9 +100,7 @@ pub fn lesson_chain(first: &Path) -> Result<Vec<PathBuf>, ScenarioError> {
         let Some(next) = lesson.next else {
             return Ok(chain);
         };
-        let again = next
-            .canonicalize()
-            .is_ok_and(|n| seen.iter().any(|s| *s == n));
+        let again = next.canonicalize().is_ok_and(|n| seen.contains(&n));
         if again || chain.len() == MAX_LESSONS {
             return Err(scenario.invalid(
                 "lesson.next",
