@@ -371,6 +371,10 @@ fn run_writes_every_output_of_a_scenario() {
         "errors.png",
         "trajectories.png",
         "trajectory_3d.png",
+        "lyapunov.svg",
+        "errors.svg",
+        "trajectories.svg",
+        "trajectory_3d.svg",
     ] {
         let len = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 100, "{f}: {len} bytes");
@@ -529,6 +533,46 @@ fn sweep_runs_a_family_and_writes_one_table() {
         zero[1].split(',').nth(3),
         "{csv}"
     );
+    for plot in ["sweep.png", "sweep.svg"] {
+        let len = std::fs::metadata(dir.join(plot)).map_or(0, |m| m.len());
+        assert!(len > 1000, "{plot}: {len} bytes");
+    }
+    // A metric of the summary's, plotted and added to the table; an
+    // unknown one is refused before anything runs, naming what there is.
+    let o = run(&[
+        "sweep",
+        "scenarios/point_mass_torsion.toml",
+        "--param",
+        "variants[1].factorization.beta",
+        "--values=0,-5",
+        "--metric",
+        "max_abs_q[2]",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",max_abs_q[2]"),
+        "{csv}"
+    );
+    let o = run(&[
+        "sweep",
+        "scenarios/point_mass_torsion.toml",
+        "--param",
+        "variants[1].factorization.beta",
+        "--values=0,-5",
+        "--metric",
+        "max_z",
+        "--out",
+        dir.join("other").to_str().unwrap(),
+    ]);
+    let err = text(&o).1;
+    assert!(
+        !o.status.success() && err.contains("'max_z'") && err.contains("max_abs_q[2]"),
+        "{err}"
+    );
+    assert!(!dir.join("other").exists());
     let o = run(&[
         "sweep",
         "scenarios/point_mass_torsion.toml",

@@ -1,12 +1,11 @@
 //! `passivity-lab sweep`: one scenario key over several values, in parallel
-//! on all cores, with one summary table.
+//! on all cores, with one summary table and a plot of metrics against the
+//! value.
 
 use super::interrupt::{self, Interrupted};
 use super::{load_scenario, output_folder};
 use anyhow::Context;
-use passivity_lab::io::write_atomically;
-use passivity_lab::scenario::{sweep, sweep_runs, RunEstimate};
-use std::fmt::Write as _;
+use passivity_lab::scenario::{SweepPlan, DEFAULT_METRICS};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -24,6 +23,11 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     values: Vec<String>,
+    /// Summary metrics to plot against the value (comma-separated or
+    /// repeated), e.g. max_abs_q[2], task.rms_position_error_m; default:
+    /// final_tracking_error, rms_tracking_error, max_lyapunov, final_lyapunov.
+    #[arg(long, value_delimiter = ',')]
+    metric: Vec<String>,
     /// Output folder (default: results/<scenario name>-sweep).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -41,24 +45,28 @@ pub struct Args {
     strict: bool,
 }
 
-const COLUMNS: [&str; 9] = [
-    "completed",
-    "final_tracking_error",
-    "rms_tracking_error",
-    "max_lyapunov",
-    "final_lyapunov",
-    "max_skew_residual",
-    "wall_time_s",
-    "real_time_factor",
-    "interrupted",
-];
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let scenario = load_scenario(Some(&args.scenario), args.strict)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let runs = sweep_runs(&scenario, &args.param, &args.values)?;
-    let variants: Vec<_> = runs.iter().map(|r| &r.variant).collect();
-    let estimate = RunEstimate::of_sweep(&variants, threads);
+    let plan = SweepPlan::new(&scenario, &args.param, &args.values)?;
+    let metrics: Vec<String> = if args.metric.is_empty() {
+        DEFAULT_METRICS.iter().map(|m| m.to_string()).collect()
+    } else {
+        args.metric.clone()
+    };
+    let known = plan.metric_names();
+    let unknown: Vec<&String> = metrics.iter().filter(|m| !known.contains(m)).collect();
+    anyhow::ensure!(
+        unknown.is_empty(),
+        "--metric: {} not among the runs' summary metrics: {}",
+        unknown
+            .iter()
+            .map(|m| format!("'{m}'"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        known.join(", ")
+    );
+    let estimate = plan.estimate(threads);
     scenario.check_run_size(&estimate, args.allow_long)?;
     let out = args
         .out
@@ -73,60 +81,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     let progress = |done: usize, total: usize| eprintln!("  {done}/{total} runs done");
-    let total = runs.len();
-    let rows = sweep(runs, threads, &progress, &interrupt::STOP);
-    let finished = rows
-        .iter()
-        .filter(|r| r.summary["interrupted"] == false)
-        .count();
-    let complete = finished == total;
-    let mut csv = format!("{},variant,{}\n", args.param, COLUMNS.join(","));
-    for r in &rows {
-        let _ = write!(csv, "{},{}", r.value.replace(',', ";"), r.variant);
-        for c in COLUMNS {
-            let _ = write!(csv, ",{}", r.summary[c]);
-        }
-        csv.push('\n');
-    }
-    let json: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|r| serde_json::json!({"value": r.value, "variant": r.variant, "summary": r.summary}))
-        .collect();
-    let doc = serde_json::json!({
-        "scenario": scenario.file.name,
-        "parameter": args.param,
-        "complete": complete,
-        "runs_finished": finished,
-        "runs_total": total,
-        "warnings": scenario.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        "runs": json,
-    });
-    let cannot_write = || format!("{}: cannot write", out.display());
-    write_atomically(&folder.path().join("sweep.csv"), csv.as_bytes())
-        .with_context(cannot_write)?;
-    write_atomically(
-        &folder.path().join("sweep.json"),
-        serde_json::to_string_pretty(&doc)?.as_bytes(),
-    )
-    .with_context(cannot_write)?;
+    let table = plan.run(threads, &progress, &interrupt::STOP);
+    table
+        .write(folder.path(), &scenario, &metrics)
+        .with_context(|| format!("{}: cannot write", out.display()))?;
+    let complete = table.complete();
     folder.commit(complete)?;
-    print!("{csv}");
+    print!("{}", table.csv(&metrics));
     eprintln!("wrote {}", out.join("sweep.csv").display());
     if !complete {
         return Err(Interrupted(format!(
-            "interrupted: {finished} of {total} runs finished; the table in {} is marked incomplete (\"complete\": false)",
+            "interrupted: {} of {} runs finished; the table in {} is marked incomplete (\"complete\": false)",
+            table.finished(),
+            table.runs_total,
             out.display()
         ))
         .into());
     }
-    let failed = rows
+    let failed = table
+        .rows
         .iter()
         .filter(|r| r.summary["completed"] != serde_json::Value::Bool(true))
         .count();
     anyhow::ensure!(
         failed == 0,
         "{failed} of {} runs diverged (see sweep.csv)",
-        rows.len()
+        table.rows.len()
     );
     Ok(())
 }

@@ -110,6 +110,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         },
         estimate: EstimateSpec::default(),
         disturbances: Vec::new(),
+        lesson: None,
         environment: Default::default(),
         controller: ControllerSpec::SlotineLi {
             lambda: Gain::All(5.0),

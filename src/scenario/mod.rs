@@ -1,10 +1,13 @@
 //! Scenarios: a TOML file that states everything a run needs (design sec.
 //! 8), turned into closed-loop simulations, run headless, and written out as
-//! CSV time series, a JSON summary, the resolved scenario and PNG plots.
+//! CSV time series, a JSON summary, the resolved scenario and plots (PNG and
+//! SVG); lessons; sweeps.
 
 mod budget;
+pub mod figure;
 mod for_urdf;
 pub mod interaction;
+mod lesson;
 mod names;
 mod output;
 mod plots;
@@ -12,15 +15,19 @@ mod rotors;
 mod runner;
 mod schema;
 mod sweep;
+mod sweep_plot;
+mod sweep_table;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
 pub use for_urdf::scenario_for_urdf;
+pub use lesson::{lesson_chain, Lesson, MAX_LESSONS};
 use names::shown_name;
 pub use names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NAMES};
 pub use output::{run_complete, summary, write_results};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
-pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
+pub use sweep::{with_parameter, SweepPlan, SweepRun};
+pub use sweep_table::{metric_names, metric_value, SweepRow, SweepTable, DEFAULT_METRICS};
 
 use crate::algorithms::check_dynamics_size;
 use crate::control::stepped_target;
@@ -140,6 +147,7 @@ impl Scenario {
             warnings: Vec::new(),
         };
         scenario.check_names()?;
+        scenario.check_lesson()?;
         let nominal = scenario.nominal_model()?;
         scenario.warnings = nominal.warnings.clone();
         scenario.variants_of(nominal)?;
@@ -187,8 +195,14 @@ impl Scenario {
         // A URDF path relative to the source file would not resolve from the
         // results folder: write it out absolute.
         let mut file = self.file.clone();
+        let absolute = |p: PathBuf| p.canonicalize().unwrap_or(p);
         if let Some(joined) = self.urdf_path() {
-            file.robot.urdf = Some(joined.canonicalize().unwrap_or(joined));
+            file.robot.urdf = Some(absolute(joined));
+        }
+        if let Some(lesson) = &mut file.lesson {
+            for link in [&mut lesson.next, &mut lesson.previous] {
+                *link = link.take().map(|p| absolute(self.relative(&p)));
+            }
         }
         toml::to_string(&file).unwrap_or_else(|e| {
             format!(
@@ -223,8 +237,7 @@ impl Scenario {
     /// The robot's URDF, resolved against the scenario file's folder (None
     /// for a built-in system).
     pub fn urdf_path(&self) -> Option<PathBuf> {
-        let base = self.path.parent().unwrap_or(Path::new("."));
-        self.file.robot.urdf.as_ref().map(|u| base.join(u))
+        self.file.robot.urdf.as_ref().map(|u| self.relative(u))
     }
 
     /// The robot as loaded (no payload, no estimate changes).

@@ -1,5 +1,6 @@
 //! Results on disk: `<variant>.csv` per variant, `summary.json`,
-//! `scenario.resolved.toml` (every default written out) and PNG plots,
+//! `scenario.resolved.toml` (every default written out) and the plots (PNG
+//! and SVG),
 //! written into the staging folder of a [`crate::io::RunFolder`] (which
 //! adds the manifest and puts the folder in place as a whole). Each file is
 //! written completely or not at all.
@@ -108,6 +109,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "final_lyapunov": last.map(|x| x.lyapunov.value),
         "max_lyapunov": fold_max(&|x| x.lyapunov.value),
         "max_skew_residual": fold_max(&|x| x.skew_residual),
+        "max_abs_q": max_abs_q(s),
         "max_contact_force_n": result.contact.max_force,
         "contact_time_s": result.contact.time_in_contact,
         "task": task_summary(result),
@@ -115,6 +117,18 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })
+}
+
+/// The largest |q_i| over the run, per coordinate (for the point mass,
+/// `max_abs_q[2]` is the largest height |z| torsion lifts it to).
+fn max_abs_q(samples: &[crate::sim::Sample]) -> Vec<f64> {
+    let mut out: Vec<f64> = samples.first().map_or(Vec::new(), |s| vec![0.0; s.q.len()]);
+    for s in samples {
+        for (m, q) in out.iter_mut().zip(&s.q) {
+            *m = m.max(q.abs());
+        }
+    }
+    out
 }
 
 /// Task-space metrics (null without a task): final and RMS position and

@@ -1,26 +1,17 @@
-//! PNG figures of a run (plotters, bitmap backend, a bundled DejaVu Sans
-//! font so no system font library is needed): joint trajectories against the
-//! reference, the Lyapunov value, tracking errors, parameter estimates
-//! against the true values, and a 3-D view for the point mass.
+//! The figures of a run, each written as PNG and SVG ([`write_figure`]):
+//! joint trajectories against the reference, the Lyapunov value, tracking
+//! errors, parameter estimates against the true values, the energy
+//! balance, task-space errors, and 3-D paths. [`panel`], [`Line`] and
+//! [`colour`] are the pieces other figures (sweeps) draw with.
 
+use super::figure::{px, write_figure, Area, DrawResult, FigureBackend};
 use super::{Scenario, VariantResult};
 use crate::sim::Sample;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-const SIZE: (u32, u32) = (1200, 800);
-
-fn register_font() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // The bundled font is valid; a failure would only lose the labels.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
-    });
-}
-
-fn colour(i: usize) -> RGBColor {
+/// The colour of line `i` (a repeating palette).
+pub(crate) fn colour(i: usize) -> RGBColor {
     const PALETTE: [RGBColor; 6] = [
         RGBColor(31, 119, 180),
         RGBColor(214, 39, 40),
@@ -33,11 +24,11 @@ fn colour(i: usize) -> RGBColor {
 }
 
 /// One line of a panel.
-struct Line {
-    label: String,
-    colour: RGBColor,
-    points: Vec<(f64, f64)>,
-    dashed: bool,
+pub(crate) struct Line {
+    pub label: String,
+    pub colour: RGBColor,
+    pub points: Vec<(f64, f64)>,
+    pub dashed: bool,
 }
 
 /// Largest magnitude a plot axis shows: plotters' key-point search never
@@ -70,32 +61,47 @@ fn bounds(lines: &[Line]) -> ((f64, f64), (f64, f64)) {
     ((x0, x1.max(x0 + 1e-9)), (y0 - pad, y1 + pad))
 }
 
-type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+/// A panel's caption and axis labels, and whether each point gets a marker.
+pub(crate) struct Axes<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub markers: bool,
+}
 
-fn panel(
-    area: &Area,
-    title: &str,
-    y_label: &str,
-    lines: &[Line],
-) -> Result<(), Box<dyn std::error::Error>> {
+/// A panel of `lines` against time.
+pub(crate) fn panel(area: &Area, title: &str, y_label: &str, lines: &[Line]) -> DrawResult {
+    let axes = Axes {
+        title,
+        x_label: "t [s]",
+        y_label,
+        markers: false,
+    };
+    panel_with(area, &axes, lines)
+}
+
+/// A panel of `lines` with a legend of the labelled ones.
+pub(crate) fn panel_with(area: &Area, axes: &Axes, lines: &[Line]) -> DrawResult {
     let ((x0, x1), (y0, y1)) = bounds(lines);
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
+        .caption(axes.title, ("sans-serif", px(20)))
+        .margin(px(10))
+        .x_label_area_size(px(35))
+        .y_label_area_size(px(60))
         .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
-        .x_desc("t [s]")
-        .y_desc(y_label)
-        .label_style(("sans-serif", 14))
+        .x_desc(axes.x_label)
+        .y_desc(axes.y_label)
+        .label_style(("sans-serif", px(14)))
+        .axis_desc_style(("sans-serif", px(14)))
+        .set_all_tick_mark_size(px(5))
         .draw()?;
     for l in lines {
         let style = ShapeStyle::from(&l.colour).stroke_width(2);
         let points = l.points.iter().copied().filter(plottable);
         let series = if l.dashed {
-            chart.draw_series(DashedLineSeries::new(points, 6, 4, style))?
+            chart.draw_series(DashedLineSeries::new(points, px(6), px(4), style))?
         } else {
             chart.draw_series(LineSeries::new(points, style))?
         };
@@ -103,47 +109,40 @@ fn panel(
             let c = l.colour;
             series
                 .label(l.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+                .legend(move |(x, y)| legend_mark(x, y, c));
+        }
+        if axes.markers {
+            let points = l.points.iter().copied().filter(plottable);
+            chart.draw_series(points.map(|p| Circle::new(p, 4, style.filled())))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()?;
+    legend(&mut chart)?;
     Ok(())
-}
-
-/// Renders into `dir/name` through a temporary file and a rename.
-fn render(
-    dir: &Path,
-    name: &str,
-    draw: impl FnOnce(&Area) -> Result<(), Box<dyn std::error::Error>>,
-) -> std::io::Result<PathBuf> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".tmp{}-{name}", std::process::id()));
-    let result = (|| {
-        let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        draw(&root)?;
-        root.present()?;
-        Ok::<(), Box<dyn std::error::Error>>(())
-    })();
-    match result
-        .map_err(|e| std::io::Error::other(format!("{name}: {e}")))
-        .and_then(|()| std::fs::rename(&tmp, &path))
-    {
-        Ok(()) => Ok(path),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
 }
 
 fn series(samples: &[Sample], f: impl Fn(&Sample) -> f64) -> Vec<(f64, f64)> {
     samples.iter().map(|s| (s.t, f(s))).collect()
+}
+
+/// The legend's sample of a line at (x, y).
+fn legend_mark(x: i32, y: i32, colour: RGBColor) -> PathElement<(i32, i32)> {
+    let length = px(18) as i32;
+    PathElement::new(vec![(x, y), (x + length, y)], colour.stroke_width(2))
+}
+
+/// Draws the legend of the labelled series.
+fn legend<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, FigureBackend<'a>, CT>,
+) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", px(14)))
+        .legend_area_size(px(30))
+        .margin(px(10))
+        .draw()?;
+    Ok(())
 }
 
 /// One solid line per variant, in the variant's colour.
@@ -160,20 +159,19 @@ fn variant_lines(results: &[VariantResult], f: impl Fn(&Sample) -> f64) -> Vec<L
         .collect()
 }
 
-/// Writes the figures and returns their paths.
+/// Writes the figures (PNG and SVG) and returns their paths.
 pub fn write_plots(
     dir: &Path,
     scenario: &Scenario,
     results: &[VariantResult],
 ) -> std::io::Result<Vec<PathBuf>> {
-    register_font();
     let mut out = Vec::new();
     let name = &scenario.file.name;
-    out.push(render(dir, "lyapunov.png", |root| {
+    out.extend(write_figure(dir, "lyapunov", |root| {
         let lines: Vec<Line> = variant_lines(results, |s| s.lyapunov.value);
         panel(root, &format!("{name}: Lyapunov function V"), "V", &lines)
     })?);
-    out.push(render(dir, "errors.png", |root| {
+    out.extend(write_figure(dir, "errors", |root| {
         let halves = root.split_evenly((2, 1));
         let e: Vec<Line> = variant_lines(results, |s| s.lyapunov.e_norm);
         panel(&halves[0], "tracking error |e|", "|e|", &e)?;
@@ -185,7 +183,7 @@ pub fn write_plots(
         .and_then(|r| r.samples.first())
         .map_or(0, |s| s.q_desired.len());
     if n > 0 {
-        out.push(render(dir, "trajectories.png", |root| {
+        out.extend(write_figure(dir, "trajectories", |root| {
             let cols = (n as f64).sqrt().ceil() as usize;
             let rows = n.div_ceil(cols);
             let areas = root.split_evenly((rows, cols));
@@ -218,7 +216,7 @@ pub fn write_plots(
         .filter(|r| r.samples.first().is_some_and(|s| !s.parameters.is_empty()))
         .collect();
     if !adaptive.is_empty() {
-        out.push(render(dir, "parameters.png", |root| {
+        out.extend(write_figure(dir, "parameters", |root| {
             // The body masses (parameter 0 of each body): estimates and truth.
             let bodies = adaptive[0].true_parameters.len() / 10;
             let mut lines = Vec::new();
@@ -259,7 +257,7 @@ pub fn write_plots(
         })?);
     }
     if scenario.file.robot.builtin.as_deref() == Some("point_mass") {
-        out.push(render(dir, "trajectory_3d.png", |root| {
+        out.extend(write_figure(dir, "trajectory_3d", |root| {
             let point = |s: &Sample| [s.q[0], s.q[1], s.q[2]];
             let desired = |s: &Sample| [s.q_desired[0], s.q_desired[1], s.q_desired[2]];
             draw_3d(root, "point mass path", results, &point, &desired)
@@ -269,7 +267,7 @@ pub fn write_plots(
         .iter()
         .any(|r| r.samples.first().is_some_and(|s| s.energy.is_some()));
     if with_energy {
-        out.push(render(dir, "passivity.png", |root| {
+        out.extend(write_figure(dir, "passivity", |root| {
             let areas = root.split_evenly((2, 2));
             let energy = |f: fn(&crate::sim::EnergyBalance, f64) -> f64| {
                 move |r: &VariantResult| -> Vec<(f64, f64)> {
@@ -342,7 +340,7 @@ pub fn write_plots(
         fn norm3(x: &[f64]) -> f64 {
             x.iter().map(|a| a * a).sum::<f64>().sqrt()
         }
-        out.push(render(dir, "task.png", |root| {
+        out.extend(write_figure(dir, "task", |root| {
             let areas = root.split_evenly((2, 2));
             let e_p = variant_lines(results, task(|t| norm3(&t.error[3..]) * 1e3));
             panel(&areas[0], "end-effector position error |e_p|", "mm", &e_p)?;
@@ -358,7 +356,7 @@ pub fn write_plots(
                 &sigma,
             )
         })?);
-        out.push(render(dir, "task_path_3d.png", |root| {
+        out.extend(write_figure(dir, "task_path_3d", |root| {
             let point = |s: &Sample| s.task.map_or([f64::NAN; 3], |t| t.position);
             let desired = |s: &Sample| s.task.map_or([f64::NAN; 3], |t| t.desired_position);
             draw_3d(root, "end-effector path", results, &point, &desired)
@@ -377,7 +375,7 @@ fn draw_3d(
     results: &[VariantResult],
     point: &Point3,
     desired: &Point3,
-) -> Result<(), Box<dyn std::error::Error>> {
+) -> DrawResult {
     let all = results
         .iter()
         .flat_map(|r| r.samples.iter())
@@ -399,9 +397,9 @@ fn draw_3d(
     let mut chart = ChartBuilder::on(root)
         .caption(
             format!("{title} (x forward, y left, z up)"),
-            ("sans-serif", 20),
+            ("sans-serif", px(20)),
         )
-        .margin(20)
+        .margin(px(20))
         .build_cartesian_3d(lo[0]..hi[0], lo[2]..hi[2], lo[1]..hi[1])?;
     chart.with_projection(|mut p| {
         p.pitch = 0.35;
@@ -411,7 +409,8 @@ fn draw_3d(
     });
     chart
         .configure_axes()
-        .label_style(("sans-serif", 12))
+        .tick_size(px(8))
+        .label_style(("sans-serif", px(12)))
         .draw()?;
     for (i, r) in results.iter().enumerate() {
         let c = colour(i);
@@ -424,7 +423,7 @@ fn draw_3d(
                 ShapeStyle::from(&c).stroke_width(2),
             ))?
             .label(r.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c));
+            .legend(move |(x, y)| legend_mark(x, y, c));
     }
     if let Some(r) = results.first() {
         chart
@@ -436,13 +435,8 @@ fn draw_3d(
                 ShapeStyle::from(&BLACK).stroke_width(1),
             ))?
             .label("desired")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK));
+            .legend(|(x, y)| legend_mark(x, y, BLACK));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()?;
+    legend(&mut chart)?;
     Ok(())
 }

@@ -44,6 +44,28 @@ pub struct ScenarioFile {
     pub variants: Vec<VariantSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// What the app shows beside the run when the scenario is a lesson.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<LessonSpec>,
+}
+
+/// A lesson: a title, a short Markdown text, what to look at, questions,
+/// and the lessons before and after it (scenario files, relative to this
+/// one; each must exist and be a lesson).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LessonSpec {
+    pub title: String,
+    /// Markdown.
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub look_at: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<PathBuf>,
 }
 
 /// The robot: a URDF (path relative to the scenario file) or a built-in system.

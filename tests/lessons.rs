@@ -1,0 +1,338 @@
+//! Lessons (the `[lesson]` table and the shipped torsion lab) and sweeps
+//! as a library: the metric table, its plot files, cancellation.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::scenario::{lesson_chain, run_variant, Scenario, SweepPlan, DEFAULT_METRICS};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "passivity-lab-lessons-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const LESSONS: [&str; 5] = [
+    "01_point_mass.toml",
+    "02_planar_arm.toml",
+    "03_panda_joint_space.toml",
+    "04_panda_task_space.toml",
+    "05_parallel_transport.toml",
+];
+
+fn lesson_path(name: &str) -> PathBuf {
+    repo_path("scenarios/lessons").join(name)
+}
+
+#[test]
+fn the_torsion_lab_is_one_chain_of_five_lessons() {
+    let chain = lesson_chain(&lesson_path(LESSONS[0])).unwrap();
+    let names: Vec<String> = chain
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, LESSONS);
+    let mut shipped: Vec<String> = std::fs::read_dir(repo_path("scenarios/lessons"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    shipped.sort();
+    assert_eq!(shipped, LESSONS, "every shipped lesson is in the chain");
+    for (i, path) in chain.iter().enumerate() {
+        let scenario = Scenario::load(path).unwrap();
+        let lesson = scenario.lesson().expect("a lesson");
+        assert!(
+            lesson.spec.title.starts_with(&format!("{}. ", i + 1)),
+            "{}",
+            lesson.spec.title
+        );
+        // Each explains with seed 001's equation numbers.
+        assert!(
+            lesson.spec.text.contains("eq. ") || lesson.spec.text.contains("eqs. "),
+            "{}: no equation cited",
+            path.display()
+        );
+        assert!(!lesson.spec.look_at.is_empty() && !lesson.spec.questions.is_empty());
+        let previous = lesson.previous.map(|p| p.canonicalize().unwrap());
+        let expected = i.checked_sub(1).map(|j| chain[j].canonicalize().unwrap());
+        assert_eq!(previous, expected, "{}: previous", path.display());
+        assert_eq!(lesson.next.is_none(), i == LESSONS.len() - 1);
+    }
+    assert!(Scenario::embedded_default().unwrap().lesson().is_none());
+}
+
+/// Every lesson runs headless to its end, admissibly, and shows what its
+/// text says.
+#[test]
+fn every_lesson_runs_and_shows_its_point() {
+    let mut results = Vec::new();
+    for name in LESSONS {
+        let scenario = Scenario::load(lesson_path(name)).unwrap();
+        let runs: Vec<_> = scenario
+            .variants()
+            .unwrap()
+            .into_iter()
+            .map(|v| run_variant(v, &mut |_| {}))
+            .collect();
+        for r in &runs {
+            assert!(
+                r.divergence.is_none(),
+                "{name}: {}: {:?}",
+                r.name,
+                r.divergence
+            );
+            let skew = r
+                .samples
+                .iter()
+                .map(|s| s.skew_residual)
+                .fold(0.0, f64::max);
+            assert!(skew < 1e-9, "{name}: {}: skew residual {skew}", r.name);
+        }
+        results.push(runs);
+    }
+    let max_z = |r: &passivity_lab::scenario::VariantResult| {
+        r.samples.iter().map(|s| s.q[2].abs()).fold(0.0, f64::max)
+    };
+    let signed_z = |r: &passivity_lab::scenario::VariantResult| {
+        r.samples
+            .iter()
+            .map(|s| s.q[2])
+            .max_by(|a, b| a.abs().total_cmp(&b.abs()))
+            .unwrap()
+    };
+    // 1: C* stays in the plane, both torsion signs leave it, opposite ways.
+    let one = &results[0];
+    assert_eq!(max_z(&one[0]), 0.0);
+    assert!(max_z(&one[1]) > 0.1 && max_z(&one[2]) > 0.1);
+    assert!(signed_z(&one[1]) * signed_z(&one[2]) < 0.0);
+    // 2: n = 2: C*, classic and alternate are the same run.
+    let two = &results[1];
+    for other in &two[1..] {
+        for (a, b) in two[0].samples.iter().zip(&other.samples) {
+            for (x, y) in a.q.iter().zip(&b.q) {
+                assert!((x - y).abs() < 1e-9, "{}: {x} vs {y}", other.name);
+            }
+        }
+    }
+    // 3: the joint paths of C* and torsion differ, yet both track.
+    let three = &results[2];
+    let apart = three[0]
+        .samples
+        .iter()
+        .zip(&three[2].samples)
+        .flat_map(|(a, b)| a.q.iter().zip(&b.q).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max);
+    assert!(apart > 1e-4, "joint paths apart by {apart}");
+    // 4: task torsion changes the hand's path.
+    let four = &results[3];
+    let hand =
+        |r: &passivity_lab::scenario::VariantResult, k: usize| r.samples[k].task.unwrap().position;
+    let last = four[0].samples.len() - 1;
+    let moved = (0..=last)
+        .map(|k| {
+            let (a, b) = (hand(&four[0], k), hand(&four[2], k));
+            (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
+        })
+        .fold(0.0, f64::max);
+    assert!(moved > 1e-3, "hand paths apart by {moved} m");
+    // 5: C* keeps the circle's plane, torsion leaves it.
+    let five = &results[4];
+    assert_eq!(max_z(&five[0]), 0.0);
+    assert!(max_z(&five[1]) > 1e-3, "{}", max_z(&five[1]));
+}
+
+/// A scenario with `lesson` as its `[lesson]` table, written to `dir`.
+fn with_lesson(dir: &Path, file: &str, lesson: &str) -> PathBuf {
+    let base = std::fs::read_to_string(repo_path("scenarios/point_mass_torsion.toml")).unwrap();
+    let path = dir.join(file);
+    std::fs::write(&path, format!("{base}\n{lesson}")).unwrap();
+    path
+}
+
+fn load_error(path: &Path) -> String {
+    Scenario::load(path).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_lesson_tables_give_errors_naming_the_key() {
+    let dir = scratch("bad");
+    let good = with_lesson(&dir, "good.toml", "[lesson]\ntitle = \"t\"\ntext = \"x\"");
+    assert!(Scenario::load(&good).unwrap().lesson().is_some());
+    std::fs::write(dir.join("plain.toml"), "name = \"x\"\n").unwrap();
+    std::fs::create_dir_all(dir.join("folder.toml")).unwrap();
+    for (lesson, key, words) in [
+        ("text = \"x\"", "title", "missing field"),
+        (
+            "title = \"t\"\ntext = \"  \"",
+            "lesson.text",
+            "must not be empty",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nlook_at = [\"a\", \"\"]",
+            "lesson.look_at[1]",
+            "must not be empty",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nnext = \"missing.toml\"",
+            "lesson.next",
+            "missing.toml",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nnext = \"plain.toml\"",
+            "lesson.next",
+            "is not a lesson",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nprevious = \"folder.toml\"",
+            "lesson.previous",
+            "folder.toml",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nslides = 3",
+            "slides",
+            "unknown field",
+        ),
+    ] {
+        let path = with_lesson(&dir, "bad.toml", &format!("[lesson]\n{lesson}"));
+        let e = load_error(&path);
+        assert!(
+            e.contains("bad.toml:") && e.contains(key) && e.contains(words),
+            "{lesson:?}: {e}"
+        );
+    }
+    // The error points at the line of the key.
+    let path = with_lesson(
+        &dir,
+        "bad.toml",
+        "[lesson]\ntitle = \"t\"\ntext = \"x\"\nnext = \"missing.toml\"",
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = 1 + text.lines().position(|l| l.starts_with("next = ")).unwrap();
+    let e = load_error(&path);
+    assert!(e.contains(&format!("bad.toml:{line}: lesson.next")), "{e}");
+}
+
+#[test]
+fn a_loop_of_lessons_is_refused_and_the_resolved_lesson_reloads_elsewhere() {
+    let dir = scratch("loop");
+    let a = with_lesson(
+        &dir,
+        "a.toml",
+        "[lesson]\ntitle = \"a\"\ntext = \"x\"\nnext = \"b.toml\"",
+    );
+    with_lesson(
+        &dir,
+        "b.toml",
+        "[lesson]\ntitle = \"b\"\ntext = \"x\"\nnext = \"a.toml\"",
+    );
+    let e = lesson_chain(&a).unwrap_err().to_string();
+    assert!(e.contains("lesson.next") && e.contains("loop"), "{e}");
+    // The resolved scenario (written with the results) names its
+    // neighbours by absolute paths, so it loads from another folder.
+    let lesson = Scenario::load(lesson_path(LESSONS[1])).unwrap();
+    let elsewhere = scratch("resolved").join("scenario.resolved.toml");
+    let again = Scenario::parse(&lesson.resolved_toml(), &elsewhere).unwrap();
+    assert_eq!(
+        again
+            .lesson()
+            .unwrap()
+            .next
+            .unwrap()
+            .canonicalize()
+            .unwrap(),
+        lesson_path(LESSONS[2]).canonicalize().unwrap()
+    );
+}
+
+/// The point-mass experiment cut to 1 s, with plots on or off.
+fn quick_point_mass(dir: &Path, plots: bool) -> Scenario {
+    let text = std::fs::read_to_string(repo_path("scenarios/point_mass_torsion.toml"))
+        .unwrap()
+        .replace("duration = 10.0", "duration = 1.0");
+    let path = dir.join("quick.toml");
+    std::fs::write(&path, format!("{text}\n[output]\nplots = {plots}\n")).unwrap();
+    Scenario::load(path).unwrap()
+}
+
+#[test]
+fn a_sweep_table_has_one_value_per_point_and_variant_and_its_plots() {
+    let dir = scratch("sweep");
+    let scenario = quick_point_mass(&dir, true);
+    let values: Vec<String> = ["0", "-2", "-5"].map(String::from).to_vec();
+    let plan = SweepPlan::new(&scenario, "variants[1].factorization.beta", &values).unwrap();
+    assert_eq!(plan.runs.len(), 6);
+    let names = plan.metric_names();
+    for m in DEFAULT_METRICS.iter().chain(&["max_abs_q[2]"]) {
+        assert!(names.iter().any(|n| n == m), "{m} not in {names:?}");
+    }
+    let table = plan.run(2, &|_, _| {}, &AtomicBool::new(false));
+    assert!(table.complete());
+    assert_eq!(table.rows.len(), 6);
+    let (x, numeric) = table.abscissae();
+    assert!(numeric);
+    assert_eq!(x, [0.0, -2.0, -5.0]);
+    assert_eq!(table.metric(0, "c_star", "max_abs_q[2]"), Some(0.0));
+    for variant in &table.variants {
+        for m in DEFAULT_METRICS {
+            assert_eq!(table.curve(m, variant).len(), 3, "{variant}: {m}");
+        }
+    }
+    // beta = 0 is C* itself; torsion lifts the mass.
+    let z = table.curve("max_abs_q[2]", "torsion_beta_minus_5");
+    assert_eq!(z.iter().map(|p| p.0).collect::<Vec<_>>(), [-5.0, -2.0, 0.0]);
+    assert_eq!(z[2].1, 0.0);
+    assert!(z[0].1 > 0.1 && z[1].1 > 0.1, "{z:?}");
+    assert!(table
+        .curve("max_abs_q[2]", "c_star")
+        .iter()
+        .all(|p| p.1 == 0.0));
+    let metrics = vec![
+        "max_abs_q[2]".to_string(),
+        "final_tracking_error".to_string(),
+    ];
+    let written = table.write(&dir, &scenario, &metrics).unwrap();
+    assert_eq!(written.len(), 4, "{written:?}");
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",max_abs_q[2]"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 7);
+    let png = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(dir.join("sweep.png")).unwrap(),
+    ))
+    .read_info()
+    .unwrap();
+    assert_eq!((png.info().width, png.info().height), (1200, 800));
+    let svg = std::fs::read_to_string(dir.join("sweep.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("max_abs_q[2]") && svg.contains("torsion_beta_minus_5"));
+    // With plots off, only the table.
+    let off = quick_point_mass(&scratch("sweep-off"), false);
+    let written = table
+        .write(&scratch("sweep-off-out"), &off, &metrics)
+        .unwrap();
+    assert_eq!(written.len(), 2);
+}
+
+#[test]
+fn cancelling_a_sweep_stops_it() {
+    let dir = scratch("cancel");
+    let scenario = quick_point_mass(&dir, false);
+    let values: Vec<String> = ["0", "-1", "-2", "-5"].map(String::from).to_vec();
+    let plan = SweepPlan::new(&scenario, "variants[1].factorization.beta", &values).unwrap();
+    let stop = AtomicBool::new(false);
+    let table = plan.run(1, &|_, _| stop.store(true, Ordering::Relaxed), &stop);
+    assert_eq!((table.rows.len(), table.finished()), (1, 1));
+    assert_eq!(table.runs_total, 8);
+    assert!(!table.complete());
+    let json = table.json(&scenario);
+    assert_eq!(json["complete"], false);
+}
