@@ -2,10 +2,11 @@
 //! passivity-based control of robots loaded from URDF.
 //!
 //! Layers (dependencies point down): `app` (feature `gui`) -> `scenario`
-//! -> `sim` (-> `geometry`) -> `control` -> `factorization` -> `algorithms` -> `model` ->
+//! -> `sim` (-> `geometry`, `analysis`) -> `control` -> `factorization` -> `algorithms` -> `model` ->
 //! `spatial`.
 
 pub mod algorithms;
+pub mod analysis;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod control;
