@@ -12,6 +12,7 @@ pub mod app;
 pub mod control;
 pub mod eval;
 pub mod factorization;
+pub mod figures;
 pub mod geometry;
 pub mod input;
 pub mod io;

@@ -46,13 +46,15 @@ impl EuclideanConnection {
     fn from_fn(name: &'static str, g: impl Fn(usize, usize, usize) -> f64) -> Self {
         EuclideanConnection {
             name,
-            gamma: std::array::from_fn(|i| std::array::from_fn(|j| std::array::from_fn(|k| g(i, j, k)))),
+            gamma: std::array::from_fn(|i| {
+                std::array::from_fn(|j| std::array::from_fn(|k| g(i, j, k)))
+            }),
         }
     }
 
     /// G = 0: C* of the Euclidean metric; parallel vectors stay constant.
     pub fn riemannian() -> Self {
-        Self::from_fn("Riemannian (C* = 0)", |_, _, _| 0.0)
+        Self::from_fn("Riemannian: G = 0", |_, _, _| 0.0)
     }
 
     /// G_ijk = beta eps_ijk, C(v) = beta (v x): metric compatible, straight
@@ -60,9 +62,7 @@ impl EuclideanConnection {
     /// vectors about the geodesic at rate beta |v| (the point mass's
     /// admissible torsion, seed 001 eq. 12). Fig. 3 upper left.
     pub fn torsion(beta: f64) -> Self {
-        Self::from_fn("metric, torsion: beta (v x)", move |i, j, k| {
-            beta * levi_civita(i, j, k)
-        })
+        Self::from_fn("C = beta (v x)", move |i, j, k| beta * levi_civita(i, j, k))
     }
 
     /// G_ijk = alpha (delta_ij u_k - delta_ik u_j), u = e_y:
@@ -70,7 +70,7 @@ impl EuclideanConnection {
     /// but C(v) is not skew: along x = t e_x the vector e_y shears into
     /// e_y - alpha t e_x. Fig. 3 upper right.
     pub fn shear(alpha: f64) -> Self {
-        Self::from_fn("non-metric, straight geodesics", move |i, j, k| {
+        Self::from_fn("shear", move |i, j, k| {
             alpha * (delta(i, j) * delta(k, 1) - delta(i, k) * delta(j, 1))
         })
     }
@@ -80,8 +80,12 @@ impl EuclideanConnection {
     /// C(v) v != 0: the geodesic from e_x is a helix about n and every
     /// vector turns about n at rate gamma (n.v). Fig. 3 lower left.
     pub fn helical(gamma: f64) -> Self {
-        let n = [std::f64::consts::FRAC_1_SQRT_2, 0.0, std::f64::consts::FRAC_1_SQRT_2];
-        Self::from_fn("metric, curved geodesics", move |i, j, k| {
+        let n = [
+            std::f64::consts::FRAC_1_SQRT_2,
+            0.0,
+            std::f64::consts::FRAC_1_SQRT_2,
+        ];
+        Self::from_fn("helical", move |i, j, k| {
             gamma * n[j] * (0..3).map(|l| levi_civita(i, k, l) * n[l]).sum::<f64>()
         })
     }
@@ -92,7 +96,7 @@ impl EuclideanConnection {
     /// (still tangent, no longer unit or orthogonal to e_y). Fig. 3 lower
     /// right.
     pub fn drift(alpha: f64) -> Self {
-        Self::from_fn("non-metric, curved geodesics", move |i, j, k| {
+        Self::from_fn("drift", move |i, j, k| {
             alpha * delta(i, 1) * delta(j, 0) * delta(k, 0)
         })
     }
@@ -125,7 +129,12 @@ impl EuclideanConnection {
     /// The geodesic from the origin with x_dot(0) = e_x over `duration`,
     /// the standard basis transported along it; RK4 with `steps` steps,
     /// `stations` + 1 evenly spaced points returned (the ends included).
-    pub fn transport_along_geodesic(&self, duration: f64, steps: usize, stations: usize) -> Vec<Station> {
+    pub fn transport_along_geodesic(
+        &self,
+        duration: f64,
+        steps: usize,
+        stations: usize,
+    ) -> Vec<Station> {
         let steps = steps.max(1);
         let stations = stations.clamp(1, steps);
         let dt = duration / steps as f64;
@@ -135,8 +144,15 @@ impl EuclideanConnection {
             let c = self.coriolis(&s[1]);
             [s[1], -c * s[1], -c * s[2], -c * s[3], -c * s[4]]
         };
-        let add = |s: &State, h: f64, d: &State| -> State { std::array::from_fn(|m| s[m] + d[m] * h) };
-        let mut s: State = [Vector3::zeros(), Vector3::x(), Vector3::x(), Vector3::y(), Vector3::z()];
+        let add =
+            |s: &State, h: f64, d: &State| -> State { std::array::from_fn(|m| s[m] + d[m] * h) };
+        let mut s: State = [
+            Vector3::zeros(),
+            Vector3::x(),
+            Vector3::x(),
+            Vector3::y(),
+            Vector3::z(),
+        ];
         let station = |t: f64, s: &State| Station {
             t,
             position: s[0],
@@ -148,7 +164,9 @@ impl EuclideanConnection {
             let k2 = rate(&add(&s, dt / 2.0, &k1));
             let k3 = rate(&add(&s, dt / 2.0, &k2));
             let k4 = rate(&add(&s, dt, &k3));
-            s = std::array::from_fn(|m| s[m] + (k1[m] + k2[m] * 2.0 + k3[m] * 2.0 + k4[m]) * (dt / 6.0));
+            s = std::array::from_fn(|m| {
+                s[m] + (k1[m] + k2[m] * 2.0 + k3[m] * 2.0 + k4[m]) * (dt / 6.0)
+            });
             if step * stations % steps < stations {
                 out.push(station(step as f64 * dt, &s));
             }

@@ -186,14 +186,24 @@ impl ParallelTransport {
         let mid_q = std::mem::take(&mut self.mid_q);
         let mid_v = std::mem::take(&mut self.mid_v);
         let len = n * self.count;
-        let stages = [(q0, v0), (&mid_q[..], &mid_v[..]), (&mid_q[..], &mid_v[..]), (q1, v1)];
+        let stages = [
+            (q0, v0),
+            (&mid_q[..], &mid_v[..]),
+            (&mid_q[..], &mid_v[..]),
+            (q1, v1),
+        ];
         for (s, (q, v)) in stages.into_iter().enumerate() {
             let (h, prev) = STAGES[s];
             let (before, after) = self.rates.split_at_mut(s);
             let source: &[f64] = if s == 0 {
                 &self.state[..len]
             } else {
-                axpy(&mut self.stage[..len], &self.state[..len], h * dt, &before[prev][..len]);
+                axpy(
+                    &mut self.stage[..len],
+                    &self.state[..len],
+                    h * dt,
+                    &before[prev][..len],
+                );
                 &self.stage[..len]
             };
             self.solver.rates(conn, q, v, source, &mut after[0][..len]);
@@ -251,13 +261,7 @@ impl ParallelTransport {
 
 /// X^T H(q) Y for two n x k frames (column-major, k <= 3), padded with the
 /// identity beyond k; `hx` is an n x k buffer.
-fn inner(
-    solver: &mut Solver,
-    hx: &mut [f64],
-    q: &[f64],
-    x: &[f64],
-    y: &[f64],
-) -> Matrix3<f64> {
+fn inner(solver: &mut Solver, hx: &mut [f64], q: &[f64], x: &[f64], y: &[f64]) -> Matrix3<f64> {
     let n = solver.model.nv;
     let h = crba(&solver.model, &mut solver.ws, q);
     for (out, y) in hx.chunks_exact_mut(n).zip(y.chunks_exact(n)) {
@@ -288,9 +292,7 @@ pub fn frame_angle(m: &Matrix3<f64>) -> f64 {
     };
     if (u * v_t).determinant() < 0.0 {
         // Singular values are sorted decreasing: flip the weakest direction.
-        let last = svd
-            .singular_values
-            .imin();
+        let last = svd.singular_values.imin();
         u.column_mut(last).neg_mut();
     }
     let r = u * v_t;

@@ -95,7 +95,12 @@ impl PowerSpectrum {
         };
         let total: f64 = self.density.iter().sum();
         let defined = total > 0.0 && total.is_finite();
-        let weighted: f64 = self.frequencies.iter().zip(&self.density).map(|(f, p)| f * p).sum();
+        let weighted: f64 = self
+            .frequencies
+            .iter()
+            .zip(&self.density)
+            .map(|(f, p)| f * p)
+            .sum();
         let above: f64 = self
             .frequencies
             .iter()

@@ -10,6 +10,8 @@ mod output;
 mod plots;
 mod runner;
 mod schema;
+mod spectra;
+mod spectrum_plot;
 mod sweep;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
@@ -19,6 +21,7 @@ pub use names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NA
 pub use output::{run_complete, summary, write_results};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
+pub use spectra::{spectrum_summary, variant_spectra, VariantSpectra};
 pub use sweep::{sweep, sweep_runs, with_parameter, SweepRow, SweepRun};
 
 use crate::algorithms::check_dynamics_size;

@@ -1,10 +1,12 @@
 //! Results on disk: `<variant>.csv` per variant, `summary.json`,
-//! `scenario.resolved.toml` (every default written out) and PNG plots,
+//! `scenario.resolved.toml` (every default written out), PNG plots and
+//! `torque_spectrum.png`/`.svg`,
 //! written into the staging folder of a [`crate::io::RunFolder`] (which
 //! adds the manifest and puts the folder in place as a whole). Each file is
 //! written completely or not at all.
 
-use super::{plots, Scenario, VariantResult};
+use super::spectra::{spectrum_summary, variant_spectra};
+use super::{plots, spectrum_plot, Scenario, VariantResult};
 use crate::control::TaskSample;
 use crate::io::write_atomically;
 use serde_json::json;
@@ -112,6 +114,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "contact_time_s": result.contact.time_in_contact,
         "task": task_summary(result),
         "passivity": passivity_summary(result),
+        "spectrum": spectrum_summary(&variant_spectra(result)),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })
@@ -257,6 +260,11 @@ pub fn write_results(
     )?;
     if scenario.file.output.plots {
         plots::write_plots(dir, scenario, results)?;
+        let spectra: Vec<_> = results
+            .iter()
+            .map(|r| (r.name.clone(), variant_spectra(r)))
+            .collect();
+        spectrum_plot::write_torque_spectrum(dir, &spectra)?;
     }
     Ok(())
 }
