@@ -313,10 +313,10 @@ fn euclidean_connections_of_fig_3() {
     assert!((s.position - Vector3::x()).norm() < 1e-12);
     let r = Rotation3::from_axis_angle(&Vector3::x_axis(), 2.0);
     assert!((s.frame[1] - r * Vector3::y()).norm() < 1e-9);
-    // Helix about n = (e_x + e_z)/sqrt 2 at rate gamma (n . e_x) = 4 / sqrt 2.
+    // Helix about n = (e_x + e_z)/sqrt 2 at rate gamma (n . e_x) = 2 / sqrt 2.
     let s = end(&helical);
     let n = Unit::new_normalize(Vector3::new(1.0, 0.0, 1.0));
-    let r = Rotation3::from_axis_angle(&n, 4.0 / 2f64.sqrt());
+    let r = Rotation3::from_axis_angle(&n, 2.0 / 2f64.sqrt());
     for c in 0..3 {
         assert!((s.frame[c] - r * Vector3::ith(c, 1.0)).norm() < 1e-9);
     }

@@ -182,7 +182,7 @@ impl EuclideanConnection {
             Self::riemannian(),
             Self::torsion(-2.0),
             Self::shear(1.0),
-            Self::helical(4.0),
+            Self::helical(2.0),
             Self::drift(1.0),
         ]
     }

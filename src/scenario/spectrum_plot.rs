@@ -74,6 +74,7 @@ where
         .configure_mesh()
         .x_desc("f [Hz]")
         .y_desc("PSD [unit^2/Hz]")
+        .y_label_formatter(&|y| format!("{y:.0e}"))
         .label_style(("sans-serif", 14))
         .draw()?;
     for &(label, i, s) in lines {
@@ -129,6 +130,7 @@ impl Figure for SpectrumFigure<'_> {
             .iter()
             .enumerate()
             .filter_map(|(i, (name, s))| s.torsion.as_ref().map(|t| (name.as_str(), i, t)))
+            .filter(|(_, _, t)| t.density.iter().any(|p| *p > 0.0))
             .collect();
         panel(
             &halves[1],
