@@ -4,6 +4,8 @@
 //! v at rate beta |v| / m; non-metric connections change the Gram matrix by
 //! the predicted amount; geodesics do not depend on the admissible C.
 
+mod common;
+
 use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
 use passivity_lab::algorithms::Workspace;
 use passivity_lab::analysis::{frame_angle, Connection, EuclideanConnection, ParallelTransport};
@@ -329,4 +331,30 @@ fn euclidean_connections_of_fig_3() {
     let s = end(&drift);
     assert!((s.position - Vector3::new(1.0, -0.5, 0.0)).norm() < 1e-12);
     assert!((s.frame[0] - Vector3::new(1.0, -1.0, 0.0)).norm() < 1e-12);
+}
+
+/// `figure connections --out DIR` writes a PNG and an SVG of Fig. 3, and
+/// refuses a file as the folder.
+#[test]
+fn figure_connections_writes_png_and_svg() {
+    let dir = std::env::temp_dir().join(format!("passivity-lab-fig-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = common::run(&["figure", "connections", "--out", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(dir.join("connections.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = std::fs::read_to_string(dir.join("connections.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("C = beta (v x)"));
+    let file = dir.join("connections.png");
+    let out = common::run(&["figure", "connections", "--out", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("is not a folder"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

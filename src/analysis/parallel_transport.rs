@@ -219,8 +219,7 @@ impl ParallelTransport {
         let len = self.state.len();
         let speed = self.count * n;
         self.state[speed..].copy_from_slice(v);
-        for s in 0..4 {
-            let (h, prev) = STAGES[s];
+        for (s, &(h, prev)) in STAGES.iter().enumerate() {
             if s == 0 {
                 self.stage_q.copy_from_slice(q);
                 self.stage.copy_from_slice(&self.state);
