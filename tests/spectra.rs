@@ -37,6 +37,16 @@ fn centroids(scenario: &Scenario) -> Vec<(f64, f64, Option<f64>)> {
         .map(|v| {
             let r = run_variant(v, &mut |_| {});
             assert!(r.divergence.is_none());
+            // The contorsion force does no work on s (C - C* is skew and
+            // (C - C*) q_dot = 0), so the Lyapunov function cannot see it.
+            for x in &r.samples {
+                let f: f64 = x.torsion_force.iter().map(|a| a.abs()).sum();
+                assert!(
+                    x.torsion_power.abs() <= 1e-12 * (1.0 + f),
+                    "{}",
+                    x.torsion_power
+                );
+            }
             let s = variant_spectra(&r);
             let torque = s.torque.summary(DEFAULT_CUTOFF_HZ);
             let torsion = s.torsion.unwrap().summary(DEFAULT_CUTOFF_HZ);
