@@ -375,6 +375,8 @@ fn run_writes_every_output_of_a_scenario() {
         "errors.svg",
         "trajectories.svg",
         "trajectory_3d.svg",
+        "torque_spectrum.png",
+        "torque_spectrum.svg",
     ] {
         let len = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 100, "{f}: {len} bytes");

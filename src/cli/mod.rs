@@ -2,6 +2,7 @@
 
 mod bench;
 mod eval;
+mod figure;
 mod gui;
 mod inspect;
 pub mod interrupt;
@@ -44,6 +45,8 @@ enum Command {
     Bench(bench::Args),
     /// Print the bodies, joints, frames and mass of a URDF model.
     Inspect(inspect::Args),
+    /// Draw a figure that needs no run (PNG and SVG).
+    Figure(figure::Args),
 }
 
 /// How the URDF root link is attached to the world.
@@ -150,5 +153,6 @@ pub fn run() -> anyhow::Result<()> {
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Figure(a) => figure::run(a),
     }
 }

@@ -569,6 +569,21 @@ impl Controller {
         }
     }
 
+    /// The reference speed the law multiplies C by and its passive output,
+    /// at the last `compute` or `lyapunov`: (q_dot_r, s) for the Slotine-Li
+    /// laws with a joint sliding variable, (q_dot_d, e_dot) for PD+; None
+    /// for computed torque (C q_dot = C* q_dot) and the operational-space
+    /// laws (their torsion acts on the task-space factorization).
+    pub fn coriolis_port(&self) -> Option<(&[f64], &[f64])> {
+        match self.law {
+            ControlLaw::SlotineLi { .. } | ControlLaw::TaskSlotineLi { .. } => {
+                Some((&self.v_r, &self.s))
+            }
+            ControlLaw::PdPlus { .. } => Some((&self.desired.v, &self.e_dot)),
+            _ => None,
+        }
+    }
+
     /// Applies the bounds of the adaptation to a parameter rate: a rate that
     /// would push an estimate at (or past) its bound further out is zeroed.
     pub fn project_rate(&self, pi_hat: &[f64], rate: &mut [f64]) {

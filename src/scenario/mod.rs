@@ -14,6 +14,8 @@ mod plots;
 mod rotors;
 mod runner;
 mod schema;
+mod spectra;
+mod spectrum_plot;
 mod sweep;
 mod sweep_plot;
 mod sweep_table;
@@ -26,6 +28,7 @@ pub use names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NA
 pub use output::{run_complete, summary, write_results};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
+pub use spectra::{spectrum_summary, variant_spectra, VariantSpectra};
 pub use sweep::{with_parameter, SweepPlan, SweepRun};
 pub use sweep_table::{metric_names, metric_value, SweepRow, SweepTable, DEFAULT_METRICS};
 

@@ -8,7 +8,7 @@ pub const MAX_NAME_LENGTH: usize = 64;
 
 /// Names of the files a run writes besides the variants' CSVs (case does
 /// not matter): a variant may not take them.
-pub const RESERVED_NAMES: [&str; 12] = [
+pub const RESERVED_NAMES: [&str; 13] = [
     "summary",
     "scenario.resolved",
     "manifest",
@@ -21,6 +21,7 @@ pub const RESERVED_NAMES: [&str; 12] = [
     "trajectory_3d",
     "task",
     "task_path_3d",
+    "torque_spectrum",
 ];
 
 /// What is wrong with `name` as a file or folder name, if anything: it

@@ -1,11 +1,12 @@
 //! Results on disk: `<variant>.csv` per variant, `summary.json`,
 //! `scenario.resolved.toml` (every default written out) and the plots (PNG
-//! and SVG),
+//! and SVG, `torque_spectrum` among them),
 //! written into the staging folder of a [`crate::io::RunFolder`] (which
 //! adds the manifest and puts the folder in place as a whole). Each file is
 //! written completely or not at all.
 
-use super::{plots, Scenario, VariantResult};
+use super::spectra::{spectrum_summary, variant_spectra};
+use super::{plots, spectrum_plot, Scenario, VariantResult};
 use crate::control::TaskSample;
 use crate::io::write_atomically;
 use serde_json::json;
@@ -114,6 +115,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "contact_time_s": result.contact.time_in_contact,
         "task": task_summary(result),
         "passivity": passivity_summary(result),
+        "spectrum": spectrum_summary(&variant_spectra(result)),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })
@@ -271,6 +273,11 @@ pub fn write_results(
     )?;
     if scenario.file.output.plots {
         plots::write_plots(dir, scenario, results)?;
+        let spectra: Vec<_> = results
+            .iter()
+            .map(|r| (r.name.clone(), variant_spectra(r)))
+            .collect();
+        spectrum_plot::write_torque_spectrum(dir, &spectra)?;
     }
     Ok(())
 }

@@ -29,6 +29,7 @@ pub(crate) use rapier_plant::{collider_shape, pose, vector};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
+use crate::analysis::ContorsionForce;
 use crate::control::{Controller, Lyapunov, PowerFlows, TaskSample};
 use crate::model::Model;
 use crate::spatial::RigidInertia;
@@ -153,6 +154,13 @@ pub struct Sample {
     pub energy: Option<EnergyBalance>,
     /// The pushes acting at this instant.
     pub pushes: Vec<AppliedWrench>,
+    /// The contorsion force (C - C*)(q, q_dot) q_dot_r of the controller's
+    /// factorization on its model at this state (q_dot_d for PD+), empty
+    /// for laws without a joint-space Coriolis term ([`Controller::coriolis_port`]).
+    pub torsion_force: Vec<f64>,
+    /// Its power on the passive output, s^T (C - C*) q_dot_r (zero up to
+    /// rounding for an admissible C).
+    pub torsion_power: f64,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -205,6 +213,8 @@ pub struct Simulation {
     plant_tau: Vec<f64>,
     /// pi_hat - pi at the current stage (adaptive laws).
     pi_tilde: Vec<f64>,
+    /// Buffers for the recorded contorsion force.
+    contorsion: ContorsionForce,
     /// Whether the controller's evaluation at each stage is already the
     /// law with the true model (continuous control, exact fixed estimate,
     /// fixed root): the bookkeeping then reuses it.
@@ -273,6 +283,7 @@ impl Simulation {
             energy: controller.has_passive_port().then(EnergyBalance::default),
             plant_tau: vec![0.0; nv],
             pi_tilde: vec![0.0; np],
+            contorsion: ContorsionForce::new(&estimate),
             controller_is_exact: control == ControlMode::Continuous
                 && !adaptive
                 && !plant.has_free_root()
@@ -617,6 +628,14 @@ impl Simulation {
             &v,
         );
         let skew_residual = (&hdot - c - c.transpose()).amax();
+        let (torsion_force, torsion_power) = match self.controller.coriolis_port() {
+            Some((v_r, s)) => {
+                let f = &self.controller.factorization;
+                self.contorsion.compute(&self.estimate, f, &q, &v, v_r);
+                (self.contorsion.force.clone(), self.contorsion.power(s))
+            }
+            None => (Vec::new(), 0.0),
+        };
         let pushes = if self.disturbances.is_empty() {
             Vec::new()
         } else {
@@ -639,6 +658,8 @@ impl Simulation {
             lyapunov,
             parameters: p,
             skew_residual,
+            torsion_force,
+            torsion_power,
         }
     }
 

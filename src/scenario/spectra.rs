@@ -1,0 +1,64 @@
+//! The frequency content of a run (issue 15 sec. 2): per variant, the power
+//! spectrum of the recorded torques and of the contorsion force
+//! (C - C*) q_dot_r (see `analysis::power_spectrum` for the window and the
+//! scaling), their spectral centroids and the share of power above
+//! [`DEFAULT_CUTOFF_HZ`]. Torsion feeds the twisting of the trajectory
+//! back into the torque, which raises the centroid (seed 001 sec. VII:
+//! "oscillations in the control output").
+
+use super::VariantResult;
+use crate::analysis::{power_spectrum, PowerSpectrum, SpectralSummary, DEFAULT_CUTOFF_HZ};
+use serde_json::json;
+
+/// The spectra of one variant's recording.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VariantSpectra {
+    /// Sampling rate of the recording, Hz.
+    pub sample_rate_hz: f64,
+    /// The torques tau (all joints).
+    pub torque: PowerSpectrum,
+    /// The contorsion force (C - C*) q_dot_r; None for laws without a
+    /// joint-space Coriolis term.
+    pub torsion: Option<PowerSpectrum>,
+}
+
+/// The spectra of `result`'s recorded samples (evenly spaced by the
+/// record period).
+pub fn variant_spectra(result: &VariantResult) -> VariantSpectra {
+    let s = &result.samples;
+    let (Some(first), Some(last)) = (s.first(), s.last()) else {
+        return VariantSpectra::default();
+    };
+    let period = (last.t - first.t) / (s.len().max(2) - 1) as f64;
+    let torque = power_spectrum(s.len(), first.tau.len(), period, |i, c| s[i].tau[c]);
+    let channels = first.torsion_force.len();
+    let torsion = (channels > 0)
+        .then(|| power_spectrum(s.len(), channels, period, |i, c| s[i].torsion_force[c]));
+    VariantSpectra {
+        sample_rate_hz: if period > 0.0 { 1.0 / period } else { 0.0 },
+        torque,
+        torsion,
+    }
+}
+
+fn summary_json(s: &SpectralSummary) -> serde_json::Value {
+    json!({
+        "power": s.power,
+        "centroid_hz": s.centroid_hz,
+        "share_above_cutoff": s.share_above_cutoff,
+    })
+}
+
+/// The `spectrum` entry of a variant's summary: window, cutoff, sampling
+/// rate, and power, centroid and share above the cutoff of the torques and
+/// of the contorsion force (centroid and share null for a signal without
+/// fluctuation, such as C*'s zero contorsion force).
+pub fn spectrum_summary(spectra: &VariantSpectra) -> serde_json::Value {
+    json!({
+        "window": "hann",
+        "cutoff_hz": DEFAULT_CUTOFF_HZ,
+        "sample_rate_hz": spectra.sample_rate_hz,
+        "torque": summary_json(&spectra.torque.summary(DEFAULT_CUTOFF_HZ)),
+        "torsion_term": spectra.torsion.as_ref().map(|t| summary_json(&t.summary(DEFAULT_CUTOFF_HZ))),
+    })
+}

@@ -1,0 +1,105 @@
+//! Torsion raises the frequency content of the torques (issue 15 sec. 2),
+//! measured on seed 001's point-mass experiment: the torsion variant's
+//! spectral centroid is above C*'s and grows with |beta|.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::analysis::{power_spectrum, DEFAULT_CUTOFF_HZ};
+use passivity_lab::scenario::{run_variant, variant_spectra, Scenario};
+
+/// The shipped scenario with one variant per beta (0 meaning C*).
+fn sweep(betas: &[f64]) -> Scenario {
+    let path = repo_path("scenarios/point_mass_torsion.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let head = &text[..text.find("[[variants]]").unwrap()];
+    let mut out = head.to_string();
+    for (i, b) in betas.iter().enumerate() {
+        let factorization = if *b == 0.0 {
+            "{ kind = \"christoffel\" }".to_string()
+        } else {
+            format!("{{ kind = \"torsion\", beta = {b:?} }}")
+        };
+        out.push_str(&format!(
+            "[[variants]]\nname = \"v{i}\"\nfactorization = {factorization}\n"
+        ));
+    }
+    Scenario::parse(&out, &path).unwrap()
+}
+
+/// (torque centroid, torque share above the cutoff, contorsion-force
+/// centroid) per variant of `scenario`.
+fn centroids(scenario: &Scenario) -> Vec<(f64, f64, Option<f64>)> {
+    scenario
+        .variants()
+        .unwrap()
+        .into_iter()
+        .map(|v| {
+            let r = run_variant(v, &mut |_| {});
+            assert!(r.divergence.is_none());
+            // The contorsion force does no work on s (C - C* is skew and
+            // (C - C*) q_dot = 0), so the Lyapunov function cannot see it.
+            for x in &r.samples {
+                let f: f64 = x.torsion_force.iter().map(|a| a.abs()).sum();
+                assert!(
+                    x.torsion_power.abs() <= 1e-12 * (1.0 + f),
+                    "{}",
+                    x.torsion_power
+                );
+            }
+            let s = variant_spectra(&r);
+            let torque = s.torque.summary(DEFAULT_CUTOFF_HZ);
+            let torsion = s.torsion.unwrap().summary(DEFAULT_CUTOFF_HZ);
+            (
+                torque.centroid_hz.unwrap(),
+                torque.share_above_cutoff.unwrap(),
+                torsion.centroid_hz,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn torsion_raises_the_torque_centroid_and_it_grows_with_beta() {
+    let betas = [0.0, -1.0, -2.5, -5.0, -7.5, -10.0];
+    let c = centroids(&sweep(&betas));
+    println!("beta    torque centroid [Hz]   share above {DEFAULT_CUTOFF_HZ} Hz   contorsion-force centroid [Hz]");
+    for (b, (centroid, share, torsion)) in betas.iter().zip(&c) {
+        let t = torsion.map_or("-".to_string(), |x| format!("{x:.4}"));
+        println!("{b:>5}   {centroid:.4}                 {share:.4e}            {t}");
+    }
+    assert!(c[0].2.is_none(), "C* has no contorsion force");
+    for w in c.windows(2) {
+        assert!(w[1].0 > w[0].0, "the centroid grows with |beta|: {c:?}");
+    }
+    assert!(c[3].0 > 1.2 * c[0].0 && c[3].1 > 1e3 * c[0].1);
+    // The embedded default is the shipped file: the same comparison.
+    let d = centroids(&Scenario::embedded_default().unwrap());
+    assert!(d[1].0 > d[0].0 && (d[1].0 - c[3].0).abs() < 1e-12, "{d:?}");
+}
+
+/// The spectrum's scaling: a sine of amplitude A at a bin frequency has
+/// total power A^2 / 2 (its mean square) and its centroid at its frequency.
+#[test]
+fn power_spectrum_of_a_sine() {
+    let (n, period, f, a) = (1000, 0.01, 5.0, 3.0);
+    let s = power_spectrum(n, 1, period, |i, _| {
+        a * (2.0 * std::f64::consts::PI * f * i as f64 * period).sin() + 7.0
+    });
+    let summary = s.summary(DEFAULT_CUTOFF_HZ);
+    assert!(
+        (summary.power - a * a / 2.0).abs() < 0.02 * a * a / 2.0,
+        "{summary:?}"
+    );
+    assert!(
+        (summary.centroid_hz.unwrap() - f).abs() < 0.05,
+        "{summary:?}"
+    );
+    assert!(summary.share_above_cutoff.unwrap() > 0.999);
+    let flat = power_spectrum(n, 2, period, |_, c| c as f64);
+    assert_eq!(
+        flat.summary(1.0).centroid_hz,
+        None,
+        "a constant has no centroid"
+    );
+}
