@@ -251,7 +251,11 @@ impl ParallelTransport {
     }
 
     /// [`frame_angle`] between this frame and `other`'s (transported on the
-    /// same model from the same start) at configuration q.
+    /// same model from the same start) at configuration q. Well defined
+    /// when both were transported along the same trajectory (e.g. a
+    /// variant's run, once with its C and once with C*); for frames on
+    /// different runs H(q) of this one is used, exact only where H is
+    /// constant (the point mass).
     pub fn angle_to(&mut self, q: &[f64], other: &ParallelTransport) -> f64 {
         let x = &self.state[..self.hx.len()];
         frame_angle(&inner(&mut self.solver, &mut self.hx, q, x, other.frame()))
