@@ -113,7 +113,8 @@ fn yellow_near(image: &Image, x: f64, y: f64, radius: f64) -> usize {
         .count()
 }
 
-fn check(open: Option<&Path>, name: &str, variants: usize) {
+/// Checks what every scenario must show and returns the capture report.
+fn check(open: Option<&Path>, name: &str, variants: usize) -> serde_json::Value {
     let (image, report) = capture(open, name);
     // The target handle of every variant is drawn (issue 13).
     let handles = report["handles_px"].as_array().unwrap();
@@ -175,6 +176,7 @@ fn check(open: Option<&Path>, name: &str, variants: usize) {
             "{name}: robot {i} is not drawn ({solid} lit pixels in {r:?})"
         );
     }
+    report
 }
 
 #[test]
@@ -191,8 +193,16 @@ fn every_shipped_scenario_renders_its_robots() {
         let text = std::fs::read_to_string(&path).unwrap();
         let variants = text.matches("[[variants]]").count().max(1);
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        check(Some(&path), &name, variants);
+        let report = check(Some(&path), &name, variants);
+        assert!(report["lesson"].is_null(), "{name}: {}", report["lesson"]);
     }
+    // The torsion lab's first lesson opens with its lesson panel.
+    let lesson = common::repo_path("scenarios/lessons/01_point_mass.toml");
+    let report = check(Some(&lesson), "01_point_mass", 3);
+    assert_eq!(
+        report["lesson"].as_str(),
+        Some("1. The point mass: C* against torsion")
+    );
 }
 
 #[test]

@@ -223,6 +223,7 @@ fn scripted_capture(
             "fallback_parts": fallbacks,
             "variants": session.variants.len(),
             "scenario": session.scenario.file.name,
+            "lesson": session.scenario.lesson().map(|l| l.spec.title.clone()),
             "messages": notices.items.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
             "simulated_time_s": session.time(),
             "measured_frames": capture.measured,

@@ -95,6 +95,7 @@ fn left_panel(
         egui::Panel::left("controls").default_size(330.0),
         |ui| {
             scenario_section(ui, &mut s, &mut state);
+            lesson_section(ui, &mut s);
             playback_section(ui, &mut s);
             variants_section(ui, &mut s);
             mismatch_section(ui, &mut s);
@@ -159,6 +160,42 @@ fn scenario_section(ui: &mut egui::Ui, s: &mut SessionAccess, state: &mut PanelS
                 }
             });
             ui.small("…or drop a file on the window.");
+        });
+}
+
+/// The scenario's `[lesson]`: title, text, what to look at, questions, and
+/// buttons to the previous and next lessons.
+fn lesson_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    let Some(lesson) = s.session.scenario.lesson() else {
+        return;
+    };
+    let (previous, next) = (lesson.previous.clone(), lesson.next.clone());
+    let spec = lesson.spec;
+    egui::CollapsingHeader::new(format!("Lesson: {}", spec.title))
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(&spec.text);
+            if !spec.look_at.is_empty() {
+                ui.label(egui::RichText::new("Look at").strong());
+                for item in &spec.look_at {
+                    ui.small(format!("- {item}"));
+                }
+            }
+            if !spec.questions.is_empty() {
+                ui.label(egui::RichText::new("Questions").strong());
+                for (i, q) in spec.questions.iter().enumerate() {
+                    ui.small(format!("{}. {q}", i + 1));
+                }
+            }
+            ui.horizontal(|ui| {
+                for (label, target) in [("< previous", &previous), ("next >", &next)] {
+                    let button = ui.add_enabled(target.is_some(), egui::Button::new(label));
+                    if let (true, Some(path)) = (button.clicked(), target) {
+                        s.commands
+                            .write(SessionCommand::Open(ScenarioSource::Scenario(path.clone())));
+                    }
+                }
+            });
         });
 }
 

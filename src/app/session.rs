@@ -50,7 +50,7 @@ impl ScenarioSource {
     }
 }
 
-/// The scenario files shipped in `scenarios/` (next to the working
+/// The scenario files shipped in `scenarios/` and `scenarios/lessons/` (next to the working
 /// directory, else in the source tree the binary was built from).
 pub fn shipped_scenarios() -> Vec<PathBuf> {
     let local = Path::new("scenarios");
@@ -59,15 +59,21 @@ pub fn shipped_scenarios() -> Vec<PathBuf> {
     } else {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
+    // The scenarios, then the torsion lab's lessons in their order.
+    let tomls = |dir: &Path| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    let mut files = tomls(&dir);
+    files.extend(tomls(&dir.join("lessons")));
     files
 }
 
