@@ -71,6 +71,11 @@ impl Image {
 }
 
 fn capture(open: Option<&Path>, name: &str) -> (Image, serde_json::Value) {
+    capture_at_speed(open, name, 1.0)
+}
+
+/// [`capture`] with the playback at `speed` (x real time).
+fn capture_at_speed(open: Option<&Path>, name: &str, speed: f64) -> (Image, serde_json::Value) {
     // Kept after the run, for a look at what the app showed.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
     std::fs::create_dir_all(&dir).unwrap();
@@ -81,6 +86,7 @@ fn capture(open: Option<&Path>, name: &str) -> (Image, serde_json::Value) {
         cmd.arg(p);
     }
     let out = cmd
+        .args(["--speed", &speed.to_string()])
         .args(["--frames", "30", "--screenshot"])
         .arg(&shot)
         .current_dir(common::repo_path(""))
@@ -196,12 +202,182 @@ fn every_shipped_scenario_renders_its_robots() {
         let report = check(Some(&path), &name, variants);
         assert!(report["lesson"].is_null(), "{name}: {}", report["lesson"]);
     }
-    // The torsion lab's first lesson opens with its lesson panel.
+    // Every lesson of the torsion lab renders with its lesson panel.
+    let mut lessons: Vec<PathBuf> = std::fs::read_dir(common::repo_path("scenarios/lessons"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    lessons.sort();
+    assert_eq!(lessons.len(), 5);
+    for path in &lessons {
+        let text = std::fs::read_to_string(path).unwrap();
+        let variants = text.matches("[[variants]]").count().max(1);
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let report = check(Some(path), &name, variants);
+        assert!(report["lesson"].is_string(), "{name}: no lesson panel");
+    }
+}
+
+/// Pixels within `radius` of (x, y) whose colour is saturated (channels
+/// spread by more than 60 of 255): the variants' colours, not the grey
+/// background, grid or reference vectors.
+fn saturated_near(image: &Image, x: f64, y: f64, radius: f64) -> usize {
+    let (x0, x1) = ((x - radius).max(0.0) as usize, (x + radius) as usize);
+    let (y0, y1) = ((y - radius).max(0.0) as usize, (y + radius) as usize);
+    (y0..y1.min(image.height))
+        .flat_map(|py| (x0..x1.min(image.width)).map(move |px| (px, py)))
+        .filter(|&(px, py)| {
+            let c = image.rgb(px, py);
+            c.iter().max().unwrap() - c.iter().min().unwrap() > 60
+        })
+        .count()
+}
+
+/// The point 85 % of the way along a reported segment, and its length.
+fn along(segment: &serde_json::Value) -> (f64, f64, f64) {
+    let s: Vec<f64> = segment
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let length = (s[2] - s[0]).hypot(s[3] - s[1]);
+    (
+        s[0] + 0.85 * (s[2] - s[0]),
+        s[1] + 0.85 * (s[3] - s[1]),
+        length,
+    )
+}
+
+#[test]
+#[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
+fn the_torsion_lab_shows_contorsion_and_transport() {
+    // Lesson 1: the contorsion force of both torsion variants as a red
+    // arrow on the mass (seed 001 sec. IV-A2); none for C*.
     let lesson = common::repo_path("scenarios/lessons/01_point_mass.toml");
-    let report = check(Some(&lesson), "01_point_mass", 3);
-    assert_eq!(
-        report["lesson"].as_str(),
-        Some("1. The point mass: C* against torsion")
+    // Early, while the mass is pushed off the plane: at 0.1x speed 30
+    // frames advance at most 0.75 s of the run (a frame, at most 250 ms).
+    let (image, report) = capture_at_speed(Some(&lesson), "01_point_mass_arrows", 0.1);
+    let view = &report["torsion_view"];
+    assert_eq!(view["contorsion"], true);
+    let arrows = view["contorsion_px"].as_array().unwrap();
+    assert_eq!(arrows.len(), 3);
+    assert!(
+        arrows[0].is_null(),
+        "C* has no contorsion force: {}",
+        arrows[0]
+    );
+    for (i, arrow) in arrows.iter().enumerate().skip(1) {
+        let (x, y, length) = along(arrow);
+        let red = (0..image.height)
+            .flat_map(|py| (0..image.width).map(move |px| (px, py)))
+            .filter(|&(px, py)| (px as f64 - x).hypot(py as f64 - y) < 5.0)
+            .filter(|&(px, py)| {
+                let [r, g, b] = image.rgb(px, py);
+                r > 170 && g < 130 && b < 130
+            })
+            .count();
+        eprintln!("variant {i}: contorsion arrow {arrow} ({length:.0} px): {red} red pixels");
+        assert!(length > 20.0, "variant {i}: the arrow is too short to see");
+        assert!(red > 0, "variant {i}: the contorsion arrow is not drawn");
+    }
+    // Lesson 5 opens the Transport view: each variant's three transported
+    // vectors are drawn in its colours at the mass.
+    let lesson = common::repo_path("scenarios/lessons/05_parallel_transport.toml");
+    let (image, report) = capture(Some(&lesson), "05_transport_view");
+    let view = &report["torsion_view"];
+    assert_eq!(view["transport"], true, "{view}");
+    let variants = view["transport_px"].as_array().unwrap();
+    assert_eq!(variants.len(), 2);
+    for (i, vectors) in variants.iter().enumerate() {
+        let vectors = vectors.as_array().unwrap();
+        assert_eq!(vectors.len(), 3, "variant {i}: three transported vectors");
+        let mut seen = 0;
+        for v in vectors {
+            let (x, y, length) = along(v);
+            let coloured = saturated_near(&image, x, y, 4.0);
+            eprintln!("variant {i}: vector {v} ({length:.0} px): {coloured} coloured pixels");
+            // A vector seen end-on hides behind the mass; the others show.
+            if length > 60.0 {
+                assert!(coloured > 0, "variant {i}: vector {v} is not drawn");
+                seen += 1;
+            }
+        }
+        assert!(
+            seen >= 2,
+            "variant {i}: at most one vector long enough on screen"
+        );
+    }
+    let angles = view["angles_rad"].as_array().unwrap();
+    assert_eq!(angles[0].as_f64(), Some(0.0), "C* against itself");
+    assert!(angles[1].as_f64().unwrap() > 0.0, "torsion turns the frame");
+}
+
+#[test]
+#[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
+fn a_recording_is_an_animated_gif() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let gif = dir.join("lesson5.gif");
+    let _ = std::fs::remove_file(&gif);
+    let out = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .arg("gui")
+        .arg(common::repo_path(
+            "scenarios/lessons/05_parallel_transport.toml",
+        ))
+        .args(["--seconds", "2", "--record"])
+        .arg(&gif)
+        .current_dir(common::repo_path(""))
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the app failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{stdout}");
+    assert!(stdout.contains("frames/s"), "{stdout}");
+    let bytes = std::fs::read(&gif).unwrap();
+    let mut decoder = gif::DecodeOptions::new()
+        .read_info(std::io::Cursor::new(bytes))
+        .unwrap();
+    // The 1440-pixel window is halved.
+    assert!(
+        decoder.width() <= 960 && decoder.width() >= 600,
+        "{}",
+        decoder.width()
+    );
+    let (mut frames, mut centiseconds) = (0, 0u32);
+    while let Some(f) = decoder.read_next_frame().unwrap() {
+        frames += 1;
+        centiseconds += u32::from(f.delay);
+        assert!(f.delay > 0);
+    }
+    eprintln!("{frames} frames over {} s", f64::from(centiseconds) / 100.0);
+    // About 10 frames a second asked for; a software renderer gives fewer
+    // (2 frames/s measured under Xvfb with llvmpipe on the shared 2-core
+    // machine). Each frame lasts until the next, so the GIF spans the
+    // recording from its first frame.
+    assert!(frames >= 2, "{frames} frames");
+    assert!((100..=300).contains(&centiseconds), "{centiseconds} cs");
+    // The frames show the window, not a blank (the alpha channel of the
+    // screenshots must not become GIF transparency).
+    let bytes = std::fs::read(&gif).unwrap();
+    let mut decoder = gif::DecodeOptions::new();
+    decoder.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = decoder.read_info(std::io::Cursor::new(bytes)).unwrap();
+    let frame = decoder.read_next_frame().unwrap().unwrap();
+    let bright = frame
+        .buffer
+        .chunks_exact(4)
+        .filter(|p| p[3] == 255 && p[..3].iter().any(|&c| c > 110))
+        .count();
+    eprintln!("first frame: {bright} bright pixels");
+    assert!(
+        bright > 2000,
+        "the first frame is blank ({bright} bright pixels)"
     );
 }
 

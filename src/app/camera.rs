@@ -147,8 +147,26 @@ fn frame_session(
     commands.insert_resource(HomeView(view));
 }
 
-/// The view that frames the session. A run that travels far (the point
-/// mass) is followed from behind and to the side, slightly above, close
+/// The largest distance between two body frames of the first variant, m
+/// (zero for the point mass).
+fn robot_extent(session: &Session) -> f32 {
+    let placements = &session.variants[0].kinematics.placements;
+    let (lo, hi) = placements.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), x| {
+            let p = super::robot_view::point(&x.trans);
+            (lo.min(p), hi.max(p))
+        },
+    );
+    if placements.is_empty() {
+        0.0
+    } else {
+        (hi - lo).length()
+    }
+}
+
+/// The view that frames the session. A run that travels far, or whose
+/// robot is small beside its path (the point mass), is followed from behind and to the side, slightly above, close
 /// enough that a variant leaving the plane of motion shows against the
 /// ground grid and the other variants' trails. Otherwise the camera looks at the robots and their desired
 /// end-effector paths obliquely from the front (the row of variants recedes
@@ -160,7 +178,7 @@ pub fn home_view(
     aspect: f32,
 ) -> OrbitCamera {
     let (centre, extent) = end_effector_path_extent(session);
-    if extent > 3.0 {
+    if extent > 3.0 || robot_extent(session) < 0.1 * extent {
         let start = session.variants[0].view.first().map_or(centre, |t| {
             Vec3::from_array(t.end_effector.map(|x| x as f32))
         });

@@ -7,6 +7,9 @@
 use super::camera::OrbitCamera;
 use super::robot_view::{point, RobotPart};
 use super::session::{Notices, Playback, Session};
+use super::torsion_view::{
+    contorsion_tip, transported_segments, TorsionViewSettings, TorsionViewState,
+};
 use bevy::camera::primitives::Aabb;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot};
@@ -164,6 +167,41 @@ fn handles_and_springs(
     (handles, springs)
 }
 
+/// On screen (physical pixels): each variant's transported vectors and
+/// contorsion arrow as (x0, y0, x1, y1) from the end effector to the tip.
+fn torsion_arrows(
+    torsion: (&TorsionViewSettings, &TorsionViewState),
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> serde_json::Value {
+    let (settings, state) = torsion;
+    let count = state.variants.len();
+    let segment = |from: Vec3, to: Vec3| {
+        let from = camera.0.world_to_viewport(camera.1, from).ok()? * scale;
+        let to = camera.0.world_to_viewport(camera.1, to).ok()? * scale;
+        Some([from.x, from.y, to.x, to.y])
+    };
+    let (mut transport, mut contorsion) = (Vec::new(), Vec::new());
+    for (i, a) in state.variants.iter().enumerate() {
+        let offset = layout.offset(i, count);
+        let vectors: Vec<[f32; 4]> = transported_segments(settings, state, a, offset)
+            .into_iter()
+            .filter_map(|(from, to)| segment(from, to))
+            .collect();
+        transport.push(vectors);
+        let tip = contorsion_tip(state, a, offset).filter(|_| settings.contorsion);
+        contorsion.push(tip.and_then(|tip| segment(a.origin + offset, tip)));
+    }
+    serde_json::json!({
+        "transport": settings.transport,
+        "contorsion": settings.contorsion,
+        "transport_px": transport,
+        "contorsion_px": contorsion,
+        "angles_rad": state.variants.iter().map(|a| a.angle).collect::<Vec<_>>(),
+    })
+}
+
 /// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
 fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
@@ -180,6 +218,7 @@ fn scripted_capture(
     cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
     window: Query<&Window, With<PrimaryWindow>>,
     layout: Res<super::robot_view::ViewLayout>,
+    torsion: (Res<TorsionViewSettings>, Res<TorsionViewState>),
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -212,10 +251,15 @@ fn scripted_capture(
             Ok(camera) => handles_and_springs(&session, &layout, camera, scale),
             Err(_) => (Vec::new(), Vec::new()),
         };
+        let torsion_view = match cameras.single() {
+            Ok(camera) => torsion_arrows((&torsion.0, &torsion.1), &layout, camera, scale),
+            Err(_) => serde_json::Value::Null,
+        };
         let m = f64::from(capture.measured.max(1));
         let report = serde_json::json!({
             "handles_px": handles,
             "springs_px": springs,
+            "torsion_view": torsion_view,
             "frames": frames,
             "window_px": size,
             "robot_rects_px": rects,

@@ -10,25 +10,36 @@
 //! - [`trails`]: end-effector paths against the desired path;
 //! - [`task_space`]: end-effector frame, velocity and operational-space
 //!   inertia ellipsoid;
+//! - [`torsion_view`]: the Transport view (frames parallel-transported
+//!   along each run, [`transported_frames`]) and the contorsion force;
 //! - [`camera`]: the orbit camera and the 3-D viewport;
 //! - [`interaction`]: pulling bodies with the mouse and dragging the
 //!   target handle, recorded into the scenario ([`picking`] finds the body);
 //! - [`panels`]: scenario, playback, controller and factorization editors;
-//! - [`plots`]: live egui_plot time series, one line per variant;
-//! - [`capture`]: screenshots, and scripted captures that exit.
+//! - [`plots`]: live egui_plot time series, one line per variant, and the
+//!   torque spectra;
+//! - [`sweep_panel`]: a sweep run in the background, its curve;
+//! - [`capture`]: screenshots, and scripted captures that exit;
+//! - [`recording`]: animated GIF recordings of the window.
 
 pub mod camera;
 pub mod capture;
 pub mod contacts;
 pub mod editors;
 pub mod interaction;
+pub mod markdown;
 pub mod panels;
 pub mod picking;
 pub mod plots;
+pub mod recording;
 pub mod robot_view;
 pub mod session;
+pub mod spectrum_plot;
+pub mod sweep_panel;
 pub mod task_space;
+pub mod torsion_view;
 pub mod trails;
+pub mod transported_frames;
 pub mod visuals;
 
 use bevy::prelude::*;
@@ -46,6 +57,11 @@ pub struct AppOptions {
     pub screenshot: Option<PathBuf>,
     /// Frames to render before the screenshot (or before exiting).
     pub frames: Option<u32>,
+    /// Record the window to this GIF for this many seconds, then exit.
+    pub record: Option<(PathBuf, f64)>,
+    /// Playback speed at the start (simulated seconds per wall-clock
+    /// second; 1 if absent).
+    pub speed: Option<f64>,
 }
 
 /// The colour of variant `i` (3-D tint, trail, plot line and legend).
@@ -87,12 +103,15 @@ impl Plugin for LabPlugins {
             robot_view::RobotViewPlugin,
             trails::TrailsPlugin,
             task_space::TaskSpacePlugin,
+            torsion_view::TorsionViewPlugin,
             contacts::ContactsPlugin,
             interaction::InteractionPlugin,
             interaction::HandlesPlugin,
             panels::PanelsPlugin,
             plots::PlotsPlugin,
+            sweep_panel::SweepPanelPlugin,
             capture::CapturePlugin,
+            recording::RecordingPlugin,
         ));
     }
 }
@@ -118,6 +137,8 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
             options.screenshot,
             options.frames,
         ))
+        .insert_resource(recording::Recorder::scripted(options.record))
+        .insert_resource(session::Playback::at_speed(options.speed.unwrap_or(1.0)))
         .run();
     match exit {
         AppExit::Success => Ok(()),

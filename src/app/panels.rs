@@ -7,11 +7,14 @@ use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
 use super::editors;
 use super::interaction::{DragScope, InteractionSettings};
+use super::recording::Recorder;
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
     shipped_scenarios, ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand,
 };
+use super::sweep_panel::SweepPanel;
 use super::task_space::{TaskSpaceReadout, TaskSpaceSettings};
+use super::torsion_view::{torsion_section, TorsionViewSettings, TorsionViewState};
 use super::trails::TrailSettings;
 use super::variant_color32;
 use bevy::ecs::system::SystemParam;
@@ -37,6 +40,8 @@ pub struct ViewSettings<'w, 's> {
     task: ResMut<'w, TaskSpaceSettings>,
     readout: Res<'w, TaskSpaceReadout>,
     contacts: ResMut<'w, ContactSettings>,
+    torsion: ResMut<'w, TorsionViewSettings>,
+    torsion_state: Res<'w, TorsionViewState>,
     cameras: Query<'w, 's, &'static mut OrbitCamera>,
 }
 
@@ -48,6 +53,8 @@ pub struct SessionAccess<'w> {
     notices: ResMut<'w, Notices>,
     commands: MessageWriter<'w, SessionCommand>,
     screenshots: MessageWriter<'w, TakeScreenshot>,
+    sweep: ResMut<'w, SweepPanel>,
+    recorder: ResMut<'w, Recorder>,
 }
 
 /// Text typed into the "open" field.
@@ -99,6 +106,7 @@ fn left_panel(
             playback_section(ui, &mut s);
             variants_section(ui, &mut s);
             mismatch_section(ui, &mut s);
+            torsion_section(ui, &mut view.torsion, &view.torsion_state, &s.session);
             view_section(ui, &mut s, &mut view);
             contacts_section(ui, &s, &mut view.contacts);
             interaction_section(ui, &s, &mut touch);
@@ -174,7 +182,7 @@ fn lesson_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
     egui::CollapsingHeader::new(format!("Lesson: {}", spec.title))
         .default_open(true)
         .show(ui, |ui| {
-            ui.label(&spec.text);
+            super::markdown::show(ui, &spec.text);
             if !spec.look_at.is_empty() {
                 ui.label(egui::RichText::new("Look at").strong());
                 for item in &spec.look_at {
@@ -527,6 +535,46 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
         });
 }
 
+/// Starts a GIF recording under `recordings/`, or stops the one under way.
+fn record_button(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    match s.recorder.recording() {
+        Some(seconds) => {
+            if ui
+                .button(format!("Stop recording ({seconds:.0} s)"))
+                .clicked()
+            {
+                s.recorder.stop();
+            }
+        }
+        None => {
+            let clicked = ui
+                .button("Record GIF")
+                .on_hover_text("an animated GIF of the window under recordings/ (about 10 frames/s, at most 10 min)")
+                .clicked();
+            if clicked {
+                let dir = std::path::PathBuf::from("recordings");
+                match std::fs::create_dir_all(&dir) {
+                    Ok(()) => {
+                        let name =
+                            format!("{}-{}.gif", s.session.scenario.file.name, unix_seconds());
+                        s.recorder.start(dir.join(name), None);
+                    }
+                    Err(e) => s
+                        .notices
+                        .error(format!("cannot create {}: {e}", dir.display())),
+                }
+            }
+        }
+    }
+}
+
+/// Seconds since the Unix epoch, to name files.
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
     egui::CollapsingHeader::new("Export and messages")
         .default_open(true)
@@ -550,6 +598,14 @@ fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                     s.screenshots.write(TakeScreenshot);
                 }
             });
+            if ui
+                .button("Sweep a key…")
+                .on_hover_text("run the scenario over several values of one key in the background and plot a metric against it")
+                .clicked()
+            {
+                s.sweep.open_for(&s.session.scenario);
+            }
+            record_button(ui, s);
             for (t, what) in &s.session.edits {
                 ui.small(format!("t = {t:.2} s: {what}"));
             }

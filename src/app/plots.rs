@@ -9,6 +9,8 @@
 use super::camera::PanelMargins;
 use super::panels::show_side_panel;
 use super::session::{LiveVariant, Session};
+use super::spectrum_plot::{spectra_section, SpectrumCache};
+use super::torsion_view::TorsionViewSettings;
 use super::variant_color32;
 use crate::control::TaskSample;
 use crate::sim::{EnergyBalance, Sample};
@@ -105,6 +107,8 @@ fn log10(x: f64) -> f64 {
 fn right_panel(
     mut contexts: EguiContexts,
     session: Res<Session>,
+    torsion: Res<TorsionViewSettings>,
+    mut spectra: Local<SpectrumCache>,
     mut settings: ResMut<PlotSettings>,
     mut margins: ResMut<PanelMargins>,
 ) -> Result {
@@ -112,7 +116,10 @@ fn right_panel(
         contexts.ctx_mut()?,
         "right root",
         egui::Panel::right("plots").default_size(420.0),
-        |ui| plots(ui, &session, &mut settings),
+        |ui| {
+            plots(ui, &session, &mut settings, &torsion);
+            spectra_section(ui, &session, &mut spectra);
+        },
     );
     if margins.right != width {
         margins.right = width;
@@ -120,7 +127,12 @@ fn right_panel(
     Ok(())
 }
 
-fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
+fn plots(
+    ui: &mut egui::Ui,
+    session: &Session,
+    settings: &mut PlotSettings,
+    torsion: &TorsionViewSettings,
+) {
     let n = session.plant().nv;
     super::editors::time_window(ui, &mut settings.window, 5.0, 0.5..=30.0);
     let since = settings
@@ -178,6 +190,12 @@ fn plots(ui: &mut egui::Ui, session: &Session, settings: &mut PlotSettings) {
         .any(|v| v.samples.last().is_some_and(|s| s.energy.is_some()));
     if with_energy {
         quantities.extend(energy_quantities());
+    }
+    if torsion.transport {
+        quantities.push(Quantity {
+            title: "Transport: angle between the frame carried with C and with C* (deg)".into(),
+            value: Box::new(|v, k| v.view[k].transport_angle.to_degrees()),
+        });
     }
     for q in &quantities {
         plot(ui, session, since, q, None);

@@ -2,6 +2,7 @@
 //! in whole integrator steps decoupled from the frame rate, recording, live
 //! edits and export. The views only read it.
 
+use super::transported_frames::TransportedFrames;
 use crate::algorithms::{forward_kinematics, frame_placement, position_ik, Workspace};
 use crate::factorization::diagnose;
 use crate::model::Model;
@@ -91,6 +92,9 @@ pub struct ViewSample {
     pub validity_residual: f64,
     /// Frobenius norm of the factorization's torsion tensor.
     pub torsion_norm: f64,
+    /// Angle (rad) between the frames transported along the run with the
+    /// variant's factorization and with C* ([`TransportedFrames`]).
+    pub transport_angle: f64,
 }
 
 /// One variant running live.
@@ -106,6 +110,8 @@ pub struct LiveVariant {
     pub wall_time: f64,
     /// Kinematics of the plant at the current state, for the views.
     pub kinematics: Workspace,
+    /// Vectors parallel-transported along the recorded run.
+    pub transport: TransportedFrames,
     scratch: Workspace,
 }
 
@@ -113,6 +119,7 @@ impl LiveVariant {
     fn new(name: String, sim: Simulation) -> Self {
         LiveVariant {
             kinematics: Workspace::new(&sim.plant),
+            transport: TransportedFrames::new(&sim.plant, &sim.q),
             scratch: Workspace::new(&sim.plant),
             name,
             sim,
@@ -144,11 +151,15 @@ impl LiveVariant {
             &sample.v,
             &sim.controller.factorization,
         );
+        let transport_angle = self
+            .transport
+            .advance(&sim.controller.factorization, &sample);
         self.view.push(ViewSample {
             end_effector: end_effector_position,
             desired,
             validity_residual: d.validity_residual,
             torsion_norm: d.torsion_norm,
+            transport_angle,
         });
         self.samples.push(sample);
     }
@@ -635,6 +646,16 @@ impl Default for Playback {
             budget: Duration::from_millis(25),
             target: 0.0,
             last_frame: FrameStats::default(),
+        }
+    }
+}
+
+impl Playback {
+    /// Playing at `speed` simulated seconds per wall-clock second.
+    pub fn at_speed(speed: f64) -> Self {
+        Playback {
+            speed,
+            ..Default::default()
         }
     }
 }

@@ -16,6 +16,57 @@ pub struct Args {
     /// exiting when no screenshot is asked for.
     #[arg(long)]
     frames: Option<u32>,
+    /// Record the window to this animated GIF for --seconds seconds from
+    /// the start, write it, and exit.
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Length of the --record recording, seconds (default 5, at most 600).
+    #[arg(long, requires = "record")]
+    seconds: Option<f64>,
+    /// Playback speed at the start, simulated seconds per wall-clock second
+    /// (0.05 to 20, as the panel's slider; default 1).
+    #[arg(long)]
+    speed: Option<f64>,
+}
+
+/// The --record request, checked before the window opens.
+fn recording(args: &Args) -> anyhow::Result<Option<(PathBuf, f64)>> {
+    let Some(path) = &args.record else {
+        return Ok(None);
+    };
+    let gif = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gif"));
+    anyhow::ensure!(
+        gif,
+        "--record {}: the recording is an animated GIF; give a path ending in .gif",
+        path.display()
+    );
+    let seconds = args.seconds.unwrap_or(5.0);
+    anyhow::ensure!(
+        seconds.is_finite() && seconds > 0.0 && seconds <= 600.0,
+        "--seconds {seconds}: must be more than 0 and at most 600"
+    );
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        anyhow::ensure!(
+            dir.is_dir(),
+            "--record {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(Some((path.clone(), seconds)))
+}
+
+/// --speed must be within the panel slider's range.
+fn check_speed(speed: Option<f64>) -> anyhow::Result<()> {
+    if let Some(s) = speed {
+        anyhow::ensure!(
+            (0.05..=20.0).contains(&s),
+            "--speed {s}: must be from 0.05 to 20 (simulated seconds per wall-clock second)"
+        );
+    }
+    Ok(())
 }
 
 /// Whether a window can open here (an X11 or Wayland display is set).
@@ -27,6 +78,8 @@ pub fn display_available() -> bool {
 
 #[cfg(feature = "gui")]
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let record = recording(&args)?;
+    check_speed(args.speed)?;
     if !display_available() {
         anyhow::bail!(
             "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (run under a desktop, or \
@@ -37,11 +90,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         open: args.open,
         screenshot: args.screenshot,
         frames: args.frames,
+        record,
+        speed: args.speed,
     })
 }
 
 #[cfg(not(feature = "gui"))]
-pub fn run(_args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<()> {
+    recording(&args)?;
+    check_speed(args.speed)?;
     anyhow::bail!(
         "this binary was built without the desktop app (--no-default-features); \
          build with the default features to get `passivity-lab gui`"

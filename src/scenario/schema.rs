@@ -66,6 +66,19 @@ pub struct LessonSpec {
     pub next: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<PathBuf>,
+    /// Views of the app the lesson turns on when it opens.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<LessonView>,
+}
+
+/// A view of the app a lesson can turn on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LessonView {
+    /// Frames parallel-transported along each run, and their angle to C*'s.
+    Transport,
+    /// The contorsion force (C - C*) q_dot_r at the end effector.
+    Contorsion,
 }
 
 /// The robot: a URDF (path relative to the scenario file) or a built-in system.

@@ -1,0 +1,120 @@
+//! The app's spectrum plot (issue 15 sec. 2): per variant, the power
+//! spectrum of the recorded torques or of the contorsion force
+//! (C - C*) q_dot_r over the run so far (Hann window, the headless
+//! summary's `analysis::power_spectrum`), on a log scale, with the spectral
+//! centroid and the share of power above the cutoff. Torsion raises the
+//! centroid (seed 001 sec. VII).
+
+use super::session::Session;
+use super::variant_color32;
+use crate::analysis::{power_spectrum, PowerSpectrum, DEFAULT_CUTOFF_HZ};
+use bevy_egui::egui;
+use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, VLine};
+
+/// Which signal the spectra are of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpectrumSignal {
+    #[default]
+    Torque,
+    Contorsion,
+}
+
+/// The spectra last computed, recomputed when the run has grown by 2 %.
+#[derive(Default)]
+pub struct SpectrumCache {
+    pub signal: SpectrumSignal,
+    key: Option<(u64, SpectrumSignal, usize)>,
+    spectra: Vec<PowerSpectrum>,
+}
+
+impl SpectrumCache {
+    fn update(&mut self, session: &Session) {
+        let samples: usize = session.variants.iter().map(|v| v.samples.len()).sum();
+        let fresh = self.key.is_some_and(|(generation, signal, count)| {
+            generation == session.generation
+                && signal == self.signal
+                && samples >= count
+                && samples < count + count / 50 + 1
+        });
+        if fresh {
+            return;
+        }
+        self.key = Some((session.generation, self.signal, samples));
+        let signal = self.signal;
+        self.spectra = session
+            .variants
+            .iter()
+            .map(|v| {
+                let s = &v.samples;
+                let (Some(first), Some(last)) = (s.first(), s.last()) else {
+                    return PowerSpectrum::default();
+                };
+                let period = (last.t - first.t) / (s.len().max(2) - 1) as f64;
+                match signal {
+                    SpectrumSignal::Torque => {
+                        power_spectrum(s.len(), first.tau.len(), period, |i, c| s[i].tau[c])
+                    }
+                    SpectrumSignal::Contorsion => {
+                        let channels = first.torsion_force.len();
+                        power_spectrum(s.len(), channels, period, |i, c| s[i].torsion_force[c])
+                    }
+                }
+            })
+            .collect();
+    }
+}
+
+/// The collapsible spectrum plot of the right panel.
+pub fn spectra_section(ui: &mut egui::Ui, session: &Session, cache: &mut SpectrumCache) {
+    egui::CollapsingHeader::new("Spectra: torque and contorsion force")
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut cache.signal, SpectrumSignal::Torque, "torques τ");
+                ui.radio_value(
+                    &mut cache.signal,
+                    SpectrumSignal::Contorsion,
+                    "contorsion (C - C*) q̇_r",
+                );
+            });
+            cache.update(session);
+            for (i, (v, s)) in session.variants.iter().zip(&cache.spectra).enumerate() {
+                let summary = s.summary(DEFAULT_CUTOFF_HZ);
+                let text = match (summary.centroid_hz, summary.share_above_cutoff) {
+                    (Some(c), Some(share)) => format!(
+                        "{}: centroid {c:.3} Hz, {:.1} % of the power above {DEFAULT_CUTOFF_HZ} Hz",
+                        v.name,
+                        100.0 * share
+                    ),
+                    _ => format!("{}: no fluctuation", v.name),
+                };
+                ui.colored_label(variant_color32(i), text);
+            }
+            Plot::new("spectra")
+                .height(160.0)
+                .legend(Legend::default())
+                .x_axis_label("frequency (Hz)")
+                .y_axis_label("log10 power density")
+                .show(ui, |p| {
+                    for (i, (v, s)) in session.variants.iter().zip(&cache.spectra).enumerate() {
+                        let points: Vec<[f64; 2]> = s
+                            .frequencies
+                            .iter()
+                            .zip(&s.density)
+                            .skip(1)
+                            .filter(|(_, d)| **d > 0.0)
+                            .map(|(f, d)| [*f, d.log10()])
+                            .collect();
+                        p.line(
+                            Line::new(v.name.as_str(), PlotPoints::from(points))
+                                .color(variant_color32(i)),
+                        );
+                    }
+                    p.vline(
+                        VLine::new("cutoff", DEFAULT_CUTOFF_HZ)
+                            .color(egui::Color32::GRAY)
+                            .style(LineStyle::dashed_loose()),
+                    );
+                });
+        });
+}
