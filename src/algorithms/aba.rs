@@ -29,18 +29,13 @@ pub fn aba<'w>(
         "aba: wrong input sizes"
     );
     if model.coupling().is_some() {
-        return solve_with_mass_matrix(model, ws, q, v, tau);
+        return super::cluster_aba(model, ws, q, v, tau);
     }
     let n = model.nbodies();
     let armature = model.armature();
     // Pass 1: velocities, velocity-product accelerations c_i, bias forces p_i.
     for i in 0..n {
-        body_placement_and_axes(model, ws, q, i);
-        let inertia = world_inertia(model, ws, i);
-        let (vi, vj) = propagate_velocity(model, ws, i, v);
-        ws.body_motions[i] = vi.cross(&vj);
-        ws.body_matrices[i] = inertia.to_matrix();
-        ws.forces[i] = vi.cross_force(&inertia.mul_motion(&vi));
+        velocity_terms(model, ws, q, v, i);
     }
     // Pass 2: articulated inertias and bias forces, leaves to root.
     for i in (0..n).rev() {
@@ -89,6 +84,20 @@ pub fn aba<'w>(
     &ws.ddq
 }
 
+/// The ABA's first pass for body `i` (tree q and v, parents done first):
+/// its placement, axes and velocity, c_i = v_i x (Phi_i qdot_i) in
+/// `ws.body_motions`, its world inertia in `ws.body_matrices` and the bias
+/// force p_i = v_i x* I_i v_i in `ws.forces`.
+#[inline]
+pub(super) fn velocity_terms(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], i: usize) {
+    body_placement_and_axes(model, ws, q, i);
+    let inertia = world_inertia(model, ws, i);
+    let (vi, vj) = propagate_velocity(model, ws, i, v);
+    ws.body_motions[i] = vi.cross(&vj);
+    ws.body_matrices[i] = inertia.to_matrix();
+    ws.forces[i] = vi.cross_force(&inertia.mul_motion(&vi));
+}
+
 /// The 6-DoF root: (Phi^T I^A Phi + diag(a)) qddot = tau - Phi^T (p^A + I^A a_in).
 fn solve_free_root(
     ws: &mut Workspace,
@@ -120,8 +129,9 @@ fn solve_free_root(
 }
 
 /// qddot = H^-1 (tau - C v - g) from the cluster-level H and bias forces
-/// (O(N d + n^3); not positive definite gives non-finite values).
-fn solve_with_mass_matrix<'w>(
+/// (O(N d + n^3); not positive definite gives non-finite values): the
+/// baseline for [`super::cluster_aba`] on coupled models.
+pub fn aba_dense<'w>(
     model: &Model,
     ws: &'w mut Workspace,
     q: &[f64],
