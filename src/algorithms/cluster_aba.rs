@@ -32,7 +32,8 @@ use std::ops::{Mul, Sub};
 pub(crate) struct ClusterBuffers {
     /// Psi_b, n columns per member.
     columns: Vec<Motion>,
-    /// Per cluster: D, then its Cholesky factor (row-major, lower).
+    /// Per cluster: D, then its Cholesky factor (row-major, lower; 1 / d
+    /// for one speed).
     square: Vec<f64>,
     /// Per cluster speed slot: U_j = sum_b I_b Psi_b e_j.
     u: Vec<Vector6<f64>>,
@@ -68,7 +69,8 @@ impl ClusterBuffers {
         &self.square
     }
 
-    /// Rows of each cluster's D^-1 U^T, per speed slot (after [`inward`]).
+    /// Rows of each cluster's D^-1 U^T, per speed slot (after [`inward`];
+    /// not for clusters on the world).
     pub(super) fn w(&self) -> &[Vector6<f64>] {
         &self.w
     }
@@ -100,7 +102,7 @@ pub fn cluster_aba<'w>(
     ws.tree = tree;
     let mut buf = std::mem::take(&mut ws.clusters);
     inward::<true>(model, clusters, ws, &mut buf, tau);
-    outward(model, clusters, ws, &buf);
+    outward(model, clusters, ws, &mut buf);
     ws.clusters = buf;
     &ws.ddq
 }
@@ -108,8 +110,8 @@ pub fn cluster_aba<'w>(
 /// Leaves to root, from the bodies' inertias in `ws.body_matrices`: each
 /// cluster's Psi_b, D (factored) and W = D^-1 U^T, and its articulated
 /// inertia added to its anchor's. With `BIAS`, also c_b summed down the
-/// cluster, D^-1 u, and the bias force (`ws.forces`) added to the
-/// anchor's; without it, `tau`, `ws.forces` and `ws.body_motions` are not
+/// cluster, D^-1 u (u alone for a cluster on the world), and the bias
+/// force (`ws.forces`) added to the anchor's; without it, `tau`, `ws.forces` and `ws.body_motions` are not
 /// read (the articulated inertias of the EFPA).
 pub(super) fn inward<const BIAS: bool>(
     model: &Model,
@@ -153,7 +155,9 @@ pub(super) fn inward<const BIAS: bool>(
                 buf.columns[cols + dof.column] += ws.axes[dof.tree_speed] * dof.multiplier;
             }
             let ia = ws.body_matrices[b];
-            ia_sum += ia;
+            if c.anchor.is_some() {
+                ia_sum += ia;
+            }
             let g = if BIAS {
                 let g = ws.forces[b] + mul_motion(&ia, &ws.body_motions[b]);
                 pa_sum += g;
@@ -174,12 +178,15 @@ pub(super) fn inward<const BIAS: bool>(
             }
         }
         factor(d, n);
-        buf.w[slots.clone()].copy_from_slice(&buf.u[slots.clone()]);
-        solve(d, n, &mut buf.w[slots.clone()]);
-        if BIAS {
-            solve(d, n, &mut buf.bias[slots.clone()]);
-        }
+        // A cluster on the world passes nothing on: its u stays for the
+        // outward pass, and W is not needed (the world does not accelerate
+        // in the EFPA).
         if let Some(a) = c.anchor {
+            buf.w[slots.clone()].copy_from_slice(&buf.u[slots.clone()]);
+            solve(d, n, &mut buf.w[slots.clone()]);
+            if BIAS {
+                solve(d, n, &mut buf.bias[slots.clone()]);
+            }
             for slot in slots {
                 let (u, w) = (buf.u[slot], buf.w[slot]);
                 ia_sum -= u * w.transpose();
@@ -196,14 +203,35 @@ pub(super) fn inward<const BIAS: bool>(
     }
 }
 
-/// Root to leaves: y' = D^-1 u - (D^-1 U^T) a_a, a_b = a_a + Psi_b y' + c_b.
-fn outward(model: &Model, clusters: &ClusterTree, ws: &mut Workspace, buf: &ClusterBuffers) {
+/// Root to leaves: y' = D^-1 u - (D^-1 U^T) a_a (on the world,
+/// D^-1 (u - U^T a_0)), a_b = a_a + Psi_b y' + c_b.
+fn outward(model: &Model, clusters: &ClusterTree, ws: &mut Workspace, buf: &mut ClusterBuffers) {
     let a0 = gravity_base_acceleration(model);
     for c in &clusters.clusters {
         let n = c.speeds.len();
-        let a_anchor = to_vec6(&c.anchor.map_or(a0, |a| ws.accelerations[a]));
-        for (slot, &s) in c.speeds.clone().zip(&clusters.speeds[c.speeds.clone()]) {
-            ws.ddq[s] = buf.bias[slot] - buf.w[slot].dot(&a_anchor);
+        let slots = c.speeds.clone();
+        let system = &clusters.speeds[slots.clone()];
+        match c.anchor {
+            Some(a) => {
+                let a_anchor = to_vec6(&ws.accelerations[a]);
+                for (slot, &s) in slots.zip(system) {
+                    ws.ddq[s] = buf.bias[slot] - buf.w[slot].dot(&a_anchor);
+                }
+            }
+            None => {
+                let a_anchor = to_vec6(&a0);
+                for slot in slots.clone() {
+                    buf.bias[slot] -= buf.u[slot].dot(&a_anchor);
+                }
+                solve(
+                    &buf.square[c.square..c.square + n * n],
+                    n,
+                    &mut buf.bias[slots.clone()],
+                );
+                for (slot, &s) in slots.zip(system) {
+                    ws.ddq[s] = buf.bias[slot];
+                }
+            }
         }
         for (r, member) in clusters.members[c.members.clone()].iter().enumerate() {
             let b = member.body;
@@ -217,8 +245,13 @@ fn outward(model: &Model, clusters: &ClusterTree, ws: &mut Workspace, buf: &Clus
 }
 
 /// In-place Cholesky factor L of the symmetric n x n `d` (row-major, lower
-/// triangle read and written); not positive definite gives NaN.
+/// triangle read and written); not positive definite gives NaN. For n = 1
+/// (most clusters) it holds 1 / d instead, so that [`solve`] multiplies.
 fn factor(d: &mut [f64], n: usize) {
+    if n == 1 {
+        d[0] = if d[0] > 0.0 { 1.0 / d[0] } else { f64::NAN };
+        return;
+    }
     for j in 0..n {
         let mut s = d[j * n + j];
         for k in 0..j {
@@ -242,6 +275,10 @@ pub(super) fn solve<T>(l: &[f64], n: usize, x: &mut [T])
 where
     T: Copy + Sub<Output = T> + Mul<f64, Output = T>,
 {
+    if n == 1 {
+        x[0] = x[0] * l[0];
+        return;
+    }
     for i in 0..n {
         let mut t = x[i];
         for k in 0..i {

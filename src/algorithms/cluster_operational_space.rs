@@ -81,7 +81,10 @@ pub(super) fn cluster_operational_space_inverse_inertia(
             solve(d, n, y);
             let mut next = lambda;
             for ((y, p), slot) in y.iter_mut().zip(psi).zip(c.speeds.clone()) {
-                *y -= lambda.tr_mul(&w[slot]);
+                // On the world Lambda_ak = 0 (and W is not formed).
+                if c.anchor.is_some() {
+                    *y -= lambda.tr_mul(&w[slot]);
+                }
                 next += to_vec6(p) * y.transpose();
             }
             os.running[k] = next;
