@@ -65,42 +65,15 @@ pub struct ClusterTree {
 }
 
 impl ClusterTree {
-    /// The clusters of `model`'s bodies under `coupling`.
+    /// The clusters of `model`'s bodies under `coupling`, in O(N) per
+    /// round of merges.
     pub(super) fn new(model: &Model, coupling: &Coupling) -> Self {
+        let label = merged_labels(model, coupling);
         let nb = model.nbodies();
-        // Initial clusters: each independent joint's body with its followers.
-        let mut label: Vec<usize> = (0..nb).map(|b| coupling.follows(b).unwrap_or(b)).collect();
-        // Merge a cluster hanging from several bodies into their clusters,
-        // until none does (each merge removes a cluster, so this ends).
-        loop {
-            let mut merged = false;
-            for b in 0..nb {
-                let anchors = anchors_of(model, &label, label[b]);
-                if anchors.len() > 1 {
-                    let into = anchors
-                        .iter()
-                        .flatten()
-                        .map(|&a| label[a])
-                        .chain([label[b]])
-                        .min()
-                        .unwrap_or(label[b]);
-                    let from: Vec<usize> = anchors
-                        .iter()
-                        .flatten()
-                        .map(|&a| label[a])
-                        .chain([label[b]])
-                        .collect();
-                    for l in label.iter_mut() {
-                        if from.contains(l) {
-                            *l = into;
-                        }
-                    }
-                    merged = true;
-                }
-            }
-            if !merged {
-                break;
-            }
+        // Bodies of each label, increasing.
+        let mut bodies_of: Vec<Vec<usize>> = vec![Vec::new(); nb];
+        for (b, &l) in label.iter().enumerate() {
+            bodies_of[l].push(b);
         }
         // Clusters in order of their smallest body: a cluster's anchor is
         // the parent of its smallest body, so parents come first.
@@ -109,28 +82,32 @@ impl ClusterTree {
             member_of: vec![0; nb],
             ..ClusterTree::default()
         };
+        // Column of each system speed in its cluster (model.nv counts them).
+        let mut column_of = vec![usize::MAX; model.nv];
         let (mut square, mut columns) = (0, 0);
         for first in 0..nb {
-            if label[..first].contains(&label[first]) {
+            let bodies = &bodies_of[label[first]];
+            if bodies[0] != first {
                 continue;
             }
-            let l = label[first];
-            let bodies: Vec<usize> = (first..nb).filter(|&b| label[b] == l).collect();
             let speeds_start = tree.speeds.len();
-            for &b in &bodies {
+            for &b in bodies {
                 let body = &model.bodies[b];
                 for k in body.v_index..body.v_index + body.joint.nv() {
                     let s = coupling.speed(k).0;
-                    if !tree.speeds[speeds_start..].contains(&s) {
+                    if column_of[s] == usize::MAX {
+                        column_of[s] = 0;
                         tree.speeds.push(s);
                     }
                 }
             }
             tree.speeds[speeds_start..].sort_unstable();
-            let cluster_speeds = &tree.speeds[speeds_start..];
-            let n = cluster_speeds.len();
+            for (j, &s) in tree.speeds[speeds_start..].iter().enumerate() {
+                column_of[s] = j;
+            }
+            let n = tree.speeds.len() - speeds_start;
             let members_start = tree.members.len();
-            for &b in &bodies {
+            for &b in bodies {
                 tree.cluster_of[b] = tree.clusters.len();
                 tree.member_of[b] = tree.members.len();
                 let body = &model.bodies[b];
@@ -139,16 +116,15 @@ impl ClusterTree {
                     let (s, multiplier) = coupling.speed(k);
                     tree.dofs.push(MemberDof {
                         tree_speed: k,
-                        column: cluster_speeds.iter().position(|&c| c == s).unwrap_or(0),
+                        column: column_of[s],
                         multiplier,
                     });
                 }
-                let parent = body.parent.and_then(|p| {
-                    tree.members[members_start..]
-                        .iter()
-                        .position(|m| m.body == p)
-                        .map(|r| members_start + r)
-                });
+                // A parent in the cluster comes before b, so it is placed.
+                let parent = body
+                    .parent
+                    .filter(|&p| label[p] == label[b])
+                    .map(|p| tree.member_of[p]);
                 tree.members.push(Member {
                     body: b,
                     parent,
@@ -228,21 +204,168 @@ impl ClusterTree {
     }
 }
 
-/// The distinct bodies (or the world, `None`) that the bodies labelled
-/// `l` hang from outside their cluster.
-fn anchors_of(model: &Model, label: &[usize], l: usize) -> Vec<Option<usize>> {
-    let mut anchors = Vec::new();
-    for (b, body) in model.bodies.iter().enumerate() {
-        if label[b] != l {
-            continue;
+/// A cluster label per body (a body of the cluster): each independent
+/// joint's body with its followers, then clusters hanging from several
+/// bodies merged with their anchors' clusters, round after round, until
+/// each hangs from one (each round is O(N) and merges at least once).
+fn merged_labels(model: &Model, coupling: &Coupling) -> Vec<usize> {
+    let nb = model.nbodies();
+    let mut label: Vec<usize> = (0..nb).map(|b| coupling.follows(b).unwrap_or(b)).collect();
+    // Per label: the first anchor seen (Some(None): the world), and
+    // whether another one was seen.
+    let mut anchor: Vec<Option<Option<usize>>> = vec![None; nb];
+    let mut several = vec![false; nb];
+    // Union-find over labels for the merges of a round.
+    let mut root: Vec<usize> = (0..nb).collect();
+    fn find(root: &mut [usize], mut l: usize) -> usize {
+        while root[l] != l {
+            root[l] = root[root[l]];
+            l = root[l];
         }
-        let anchor = match body.parent {
-            Some(p) if label[p] == l => continue,
-            p => p,
-        };
-        if !anchors.contains(&anchor) {
-            anchors.push(anchor);
+        l
+    }
+    let outside = |label: &[usize], b: usize| match model.bodies[b].parent {
+        Some(p) if label[p] == label[b] => None,
+        p => Some(p),
+    };
+    loop {
+        anchor.fill(None);
+        several.fill(false);
+        for b in 0..nb {
+            let Some(a) = outside(&label, b) else {
+                continue;
+            };
+            match anchor[label[b]] {
+                None => anchor[label[b]] = Some(a),
+                Some(first) if first != a => several[label[b]] = true,
+                Some(_) => {}
+            }
+        }
+        if !several.iter().any(|&x| x) {
+            return label;
+        }
+        for (l, r) in root.iter_mut().enumerate() {
+            *r = l;
+        }
+        for b in 0..nb {
+            if let (true, Some(Some(p))) = (several[label[b]], outside(&label, b)) {
+                let (x, y) = (find(&mut root, label[b]), find(&mut root, label[p]));
+                // The smaller label stays (labels are bodies of their cluster).
+                root[x.max(y)] = x.min(y);
+            }
+        }
+        for b in 0..nb {
+            label[b] = find(&mut root, label[b]);
         }
     }
-    anchors
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Model, RootJoint, UrdfOptions};
+
+    /// A robot of unit links: `base` and the joints' children, the joints
+    /// given as (name, parent, child, mimic).
+    fn robot(joints: &[(&str, &str, &str, Option<(&str, f64)>)]) -> Model {
+        let links: String = std::iter::once("base")
+            .chain(joints.iter().map(|j| j.2))
+            .map(|n| {
+                format!(
+                    r#"<link name="{n}"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>"#
+                )
+            })
+            .collect();
+        let joints: String = joints
+            .iter()
+            .map(|(name, parent, child, mimic)| {
+                let mimic = mimic.map_or(String::new(), |(j, m)| {
+                    format!(r#"<mimic joint="{j}" multiplier="{m}"/>"#)
+                });
+                format!(
+                    r#"<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/><origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>{mimic}</joint>"#
+                )
+            })
+            .collect();
+        Model::from_urdf_str(
+            &format!(r#"<robot name="r">{links}{joints}</robot>"#),
+            "r.urdf",
+            UrdfOptions {
+                root: RootJoint::Fixed,
+                mimic: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// (anchor, members, number of speeds) of every cluster, by link name.
+    type Summary<'m> = Vec<(Option<&'m str>, Vec<&'m str>, usize)>;
+
+    fn summary(model: &Model) -> Summary<'_> {
+        let t = model.coupling().unwrap().clusters();
+        let name = |b: usize| model.bodies[b].name.as_str();
+        t.clusters
+            .iter()
+            .map(|c| {
+                (
+                    c.anchor.map(name),
+                    t.members[c.members.clone()]
+                        .iter()
+                        .map(|m| name(m.body))
+                        .collect(),
+                    c.speeds.len(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn siblings_and_rotors_stay_one_speed_clusters() {
+        // c is jb's rotor on a; d and e are fingers on b.
+        let model = robot(&[
+            ("ja", "base", "a", None),
+            ("jb", "a", "b", None),
+            ("jb_rotor", "a", "c", Some(("jb", -100.0))),
+            ("f1", "b", "d", None),
+            ("f2", "b", "e", Some(("f1", -1.0))),
+        ]);
+        let mut s = summary(&model);
+        s.sort();
+        assert_eq!(
+            s,
+            vec![
+                (None, vec!["a"], 1),
+                (Some("a"), vec!["b", "c"], 1),
+                (Some("b"), vec!["d", "e"], 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mimic_across_branches_merges_clusters_until_one_anchor() {
+        // a and b on the base; c under a mimics jb (on the other branch):
+        // {b, c} hangs from the world and from a, so it merges with {a};
+        // d under c stays its own cluster, hanging from c.
+        let model = robot(&[
+            ("ja", "base", "a", None),
+            ("jb", "base", "b", None),
+            ("jc", "a", "c", Some(("jb", 2.0))),
+            ("jd", "c", "d", None),
+        ]);
+        let mut s = summary(&model);
+        for (_, members, _) in s.iter_mut() {
+            members.sort();
+        }
+        s.sort();
+        assert_eq!(
+            s,
+            vec![(None, vec!["a", "b", "c"], 2), (Some("c"), vec!["d"], 1)]
+        );
+        let t = model.coupling().unwrap().clusters();
+        // c's parent a is a member of the same cluster.
+        let body = |n: &str| model.bodies.iter().position(|b| b.name == n).unwrap();
+        let c = &t.members[t.member_of[body("c")]];
+        assert_eq!(c.parent, Some(t.member_of[body("a")]));
+        assert_eq!(t.max_speeds(), 2);
+    }
 }
