@@ -254,8 +254,8 @@ fn merged_labels(model: &Model, coupling: &Coupling) -> Vec<usize> {
                 root[x.max(y)] = x.min(y);
             }
         }
-        for b in 0..nb {
-            label[b] = find(&mut root, label[b]);
+        for l in label.iter_mut() {
+            *l = find(&mut root, *l);
         }
     }
 }
@@ -264,9 +264,11 @@ fn merged_labels(model: &Model, coupling: &Coupling) -> Vec<usize> {
 mod tests {
     use crate::model::{Model, RootJoint, UrdfOptions};
 
-    /// A robot of unit links: `base` and the joints' children, the joints
-    /// given as (name, parent, child, mimic).
-    fn robot(joints: &[(&str, &str, &str, Option<(&str, f64)>)]) -> Model {
+    /// (name, parent, child, mimic: (primary, multiplier)).
+    type JointSpec<'s> = (&'s str, &'s str, &'s str, Option<(&'s str, f64)>);
+
+    /// A robot of unit links: `base` and the joints' children.
+    fn robot(joints: &[JointSpec]) -> Model {
         let links: String = std::iter::once("base")
             .chain(joints.iter().map(|j| j.2))
             .map(|n| {
