@@ -203,6 +203,7 @@ fn bench_prints_every_algorithm() {
         "rnea",
         "crba",
         "aba",
+        "aba_dense",
         "coriolis_matrix",
         "coriolis_all",
         "christoffel",

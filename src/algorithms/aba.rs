@@ -2,10 +2,14 @@
 //! Table 7.1), in world coordinates so that articulated inertias are summed
 //! without transforms (as in Pinocchio 3). Joint armature enters as
 //! D_i = S_i^T I^A_i S_i + diag(a_i) (Featherstone 2008 sec. 7.3;
-//! Pinocchio's `aba` likewise). A model with mimic joints (whose
-//! clusters the recursion here does not cover) is solved with its mass
-//! matrix instead: H qddot = tau - C v - g, by a Cholesky factorization in
-//! a preallocated buffer.
+//! Pinocchio's `aba` likewise). A model with mimic joints goes to the
+//! cluster ABA (`cluster_aba.rs`): measured against the dense solve
+//! [`aba_dense`] (CRBA, bias forces, Cholesky) it is faster on every
+//! shipped coupled model, in instructions per call (valgrind, `bench
+//! --mimic --only aba,aba_dense`): Panda with coupled fingers (nv 8)
+//! 20.1k vs 26.1k, Panda with rotors (nv 8, 16 bodies) 31.4k vs 43.7k,
+//! Solo-12 with rotors (nv 18, 25 bodies) 52.8k vs 84.3k; so it is used
+//! for all sizes.
 
 use super::kinematics::{
     body_placement_and_axes, gravity_base_acceleration, parent_motion, propagate_velocity,
@@ -29,18 +33,13 @@ pub fn aba<'w>(
         "aba: wrong input sizes"
     );
     if model.coupling().is_some() {
-        return solve_with_mass_matrix(model, ws, q, v, tau);
+        return super::cluster_aba(model, ws, q, v, tau);
     }
     let n = model.nbodies();
     let armature = model.armature();
     // Pass 1: velocities, velocity-product accelerations c_i, bias forces p_i.
     for i in 0..n {
-        body_placement_and_axes(model, ws, q, i);
-        let inertia = world_inertia(model, ws, i);
-        let (vi, vj) = propagate_velocity(model, ws, i, v);
-        ws.body_motions[i] = vi.cross(&vj);
-        ws.body_matrices[i] = inertia.to_matrix();
-        ws.forces[i] = vi.cross_force(&inertia.mul_motion(&vi));
+        velocity_terms(model, ws, q, v, i);
     }
     // Pass 2: articulated inertias and bias forces, leaves to root.
     for i in (0..n).rev() {
@@ -89,6 +88,20 @@ pub fn aba<'w>(
     &ws.ddq
 }
 
+/// The ABA's first pass for body `i` (tree q and v, parents done first):
+/// its placement, axes and velocity, c_i = v_i x (Phi_i qdot_i) in
+/// `ws.body_motions`, its world inertia in `ws.body_matrices` and the bias
+/// force p_i = v_i x* I_i v_i in `ws.forces`.
+#[inline]
+pub(super) fn velocity_terms(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], i: usize) {
+    body_placement_and_axes(model, ws, q, i);
+    let inertia = world_inertia(model, ws, i);
+    let (vi, vj) = propagate_velocity(model, ws, i, v);
+    ws.body_motions[i] = vi.cross(&vj);
+    ws.body_matrices[i] = inertia.to_matrix();
+    ws.forces[i] = vi.cross_force(&inertia.mul_motion(&vi));
+}
+
 /// The 6-DoF root: (Phi^T I^A Phi + diag(a)) qddot = tau - Phi^T (p^A + I^A a_in).
 fn solve_free_root(
     ws: &mut Workspace,
@@ -120,8 +133,9 @@ fn solve_free_root(
 }
 
 /// qddot = H^-1 (tau - C v - g) from the cluster-level H and bias forces
-/// (O(N d + n^3); not positive definite gives non-finite values).
-fn solve_with_mass_matrix<'w>(
+/// (O(N d + n^3); not positive definite gives non-finite values): the
+/// baseline for [`super::cluster_aba`] on coupled models.
+pub fn aba_dense<'w>(
     model: &Model,
     ws: &'w mut Workspace,
     q: &[f64],

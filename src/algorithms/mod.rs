@@ -17,6 +17,8 @@ mod aba;
 mod armature;
 mod body_factorization;
 mod christoffel;
+mod cluster_aba;
+mod cluster_operational_space;
 mod coriolis_matrix;
 mod coupled;
 mod crba;
@@ -30,9 +32,10 @@ mod rnea;
 mod slotine_li_regressor;
 mod slotine_li_torque;
 
-pub use aba::aba;
+pub use aba::{aba, aba_dense};
 pub use body_factorization::BodyFactorization;
 pub use christoffel::christoffel_symbols;
+pub use cluster_aba::cluster_aba;
 pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
@@ -52,6 +55,7 @@ pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
 
 use crate::model::Model;
 use crate::spatial::{Force, Matrix6, Motion, RigidInertia, Transform};
+use cluster_aba::ClusterBuffers;
 use coupled::TreeState;
 use nalgebra::{DMatrix, DVector};
 
@@ -127,15 +131,16 @@ pub struct Workspace {
     pub jacobian_dot: DMatrix<f64>,
     /// The tree state of a coupled model (empty for a tree).
     pub(crate) tree: TreeState,
-    /// nv x nv factor for the forward dynamics of a coupled model (empty for a tree).
+    /// nv x nv factor for the dense forward dynamics (`aba_dense`).
     pub(crate) dense: DMatrix<f64>,
+    /// The cluster ABA's buffers (empty for a tree).
+    pub(crate) clusters: ClusterBuffers,
 }
 
 impl Workspace {
     /// Allocates every buffer the algorithms need for `model`.
     pub fn new(model: &Model) -> Self {
         let (nb, nv, tv) = (model.nbodies(), model.nv, model.tree_nv());
-        let dense = if model.coupling().is_some() { nv } else { 0 };
         Workspace {
             nv,
             placements: vec![Transform::identity(); nb],
@@ -160,7 +165,8 @@ impl Workspace {
             jacobian: DMatrix::zeros(6, nv),
             jacobian_dot: DMatrix::zeros(6, nv),
             tree: TreeState::new(model),
-            dense: DMatrix::zeros(dense, dense),
+            dense: DMatrix::zeros(nv, nv),
+            clusters: ClusterBuffers::new(model),
         }
     }
 

@@ -12,6 +12,7 @@
 //! armature adds to each joint's D = Phi^T I^A Phi as in the ABA
 //! (Featherstone 2008 sec. 7.3), so Lambda^-1 = J (H_rigid + diag(a))^-1 J^T.
 
+use super::cluster_operational_space::cluster_operational_space_inverse_inertia;
 use super::jacobian::{frame_jacobian, frame_placement, JacobianFrame};
 use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::{crba, Workspace};
@@ -22,23 +23,27 @@ use nalgebra::{DMatrix, Vector6};
 /// Buffers of the EFPA for a fixed list of end frames.
 #[derive(Clone, Debug)]
 pub struct OperationalSpaceWorkspace {
-    frames: Vec<usize>,
+    pub(super) frames: Vec<usize>,
     /// Body of each frame (None: welded to the world, zero Jacobian).
-    frame_body: Vec<Option<usize>>,
+    pub(super) frame_body: Vec<Option<usize>>,
     /// Bodies from each frame's body to the root (its support), leaf first.
-    paths: Vec<Vec<usize>>,
+    pub(super) paths: Vec<Vec<usize>>,
     /// chi_k,i for every body i of frame k's path, in path order.
-    propagators: Vec<Vec<Matrix6>>,
+    pub(super) propagators: Vec<Vec<Matrix6>>,
     /// Per body: K_i and L_i = 1 - K_i I^A_i, in factored form.
     projectors: Vec<Projector>,
     articulated: Vec<Matrix6>,
     /// Per frame: Lambda_ik for the body i of the outward pass.
-    running: Vec<Matrix6>,
-    /// Per body i: (k, position of i on frame k's path) for the frames it supports.
-    on_paths: Vec<Vec<(usize, usize)>>,
-    /// (i, k1, position of i on k1's path, k2): frames k1 < k2 whose deepest
-    /// common ancestor is body i.
-    common_ancestors: Vec<(usize, usize, usize, usize)>,
+    pub(super) running: Vec<Matrix6>,
+    /// Per body i (per cluster of a coupled model): (k, position of i on
+    /// frame k's path) for the frames it supports.
+    pub(super) on_paths: Vec<Vec<(usize, usize)>>,
+    /// (i, k1, position of i on k1's path, k2, position on k2's): frames
+    /// k1 < k2 whose deepest common ancestor is body (or cluster) i.
+    pub(super) common_ancestors: Vec<(usize, usize, usize, usize, usize)>,
+    /// For a coupled model, per frame: its response y' of the cluster
+    /// speeds, at most [`crate::model::ClusterTree::max_speeds`] rows.
+    pub(super) cluster_rows: Vec<Vector6<f64>>,
     /// Lambda^-1, 6m x 6m.
     pub lambda_inv: DMatrix<f64>,
 }
@@ -48,6 +53,15 @@ impl OperationalSpaceWorkspace {
     pub fn new(model: &Model, frames: &[usize]) -> Self {
         let m = frames.len();
         let frame_body: Vec<Option<usize>> = frames.iter().map(|&f| model.frames[f].body).collect();
+        // Paths go up by parents, or for a coupled model by cluster anchors
+        // (the body where a cluster's forces enter the next), and meet in
+        // bodies, or clusters ("groups").
+        let clusters = model.coupling().map(|c| c.clusters());
+        let up = |i: usize| match clusters {
+            Some(c) => c.anchor_of(i),
+            None => model.bodies[i].parent,
+        };
+        let group = |i: usize| clusters.map_or(i, |c| c.cluster_of[i]);
         let paths: Vec<Vec<usize>> = frame_body
             .iter()
             .map(|b| {
@@ -55,7 +69,7 @@ impl OperationalSpaceWorkspace {
                 let mut i = *b;
                 while let Some(j) = i {
                     path.push(j);
-                    i = model.bodies[j].parent;
+                    i = up(j);
                 }
                 path
             })
@@ -63,17 +77,21 @@ impl OperationalSpaceWorkspace {
         let mut common_ancestors = Vec::new();
         for k1 in 0..m {
             for k2 in k1 + 1..m {
-                // Deepest body on both paths (paths are leaf first).
-                if let Some(pos) = paths[k1].iter().position(|b| paths[k2].contains(b)) {
-                    common_ancestors.push((paths[k1][pos], k1, pos, k2));
+                // Deepest group on both paths (paths are leaf first).
+                for (pos1, &b1) in paths[k1].iter().enumerate() {
+                    if let Some(pos2) = paths[k2].iter().position(|&b2| group(b2) == group(b1)) {
+                        common_ancestors.push((group(b1), k1, pos1, k2, pos2));
+                        break;
+                    }
                 }
             }
         }
         let nb = model.nbodies();
-        let mut on_paths = vec![Vec::new(); nb];
+        let groups = clusters.map_or(nb, |c| c.len());
+        let mut on_paths = vec![Vec::new(); groups];
         for (k, path) in paths.iter().enumerate() {
             for (pos, &i) in path.iter().enumerate() {
-                on_paths[i].push((k, pos));
+                on_paths[group(i)].push((k, pos));
             }
         }
         OperationalSpaceWorkspace {
@@ -94,6 +112,7 @@ impl OperationalSpaceWorkspace {
             articulated: vec![Matrix6::zeros(); nb],
             running: vec![Matrix6::zeros(); m],
             common_ancestors,
+            cluster_rows: vec![Vector6::zeros(); m * clusters.map_or(0, |c| c.max_speeds())],
             lambda_inv: DMatrix::zeros(6 * m, 6 * m),
         }
     }
@@ -125,7 +144,7 @@ enum Projector {
 
 /// Motion transform from world coordinates (at the world origin) to the
 /// frame's own axes at its origin.
-fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Matrix6 {
+pub(super) fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Matrix6 {
     let x = frame_placement(model, ws, frame);
     let rt = x.rot.transpose();
     let mut e = Matrix6::zeros();
@@ -139,7 +158,7 @@ fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Matrix6 {
 
 /// Lambda^-1 for the workspace's end frames by the EFPA, left in
 /// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..); with mimic
-/// joints by the dense formula.
+/// joints by the EFPA over the cluster tree (`cluster_operational_space.rs`).
 pub fn operational_space_inverse_inertia<'o>(
     model: &Model,
     ws: &mut Workspace,
@@ -151,11 +170,8 @@ pub fn operational_space_inverse_inertia<'o>(
         model.nq,
         "operational_space_inverse_inertia: wrong input size"
     );
-    if model.coupling().is_some() {
-        // The EFPA's articulated-body recursion does not cover clusters of
-        // mimic joints: the dense formula (which allocates) instead.
-        let dense = operational_space_inverse_inertia_dense(model, ws, q, &os.frames);
-        os.lambda_inv.copy_from(&dense);
+    if let Some(c) = model.coupling() {
+        cluster_operational_space_inverse_inertia(model, c.clusters(), ws, os, q);
         return &os.lambda_inv;
     }
     let nb = model.nbodies();
@@ -227,7 +243,7 @@ pub fn operational_space_inverse_inertia<'o>(
                 Projector::Free { k } => k * chi.transpose(),
             };
         }
-        for &(body, k1, pos, k2) in &os.common_ancestors {
+        for &(body, k1, pos, k2, _) in &os.common_ancestors {
             if body == i {
                 let block = os.propagators[k1][pos] * os.running[k2];
                 os.lambda_inv

@@ -4,7 +4,7 @@
 
 use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
-    aba, check_dynamics_size, christoffel_symbols, coriolis_matrix,
+    aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
     coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
     operational_space_inverse_inertia_dense, rnea, BodyFactorization, OperationalSpaceWorkspace,
     Workspace,
@@ -40,10 +40,11 @@ pub struct Args {
     armature: Option<f64>,
 }
 
-const ALGORITHMS: [&str; 11] = [
+const ALGORITHMS: [&str; 12] = [
     "rnea",
     "crba",
     "aba",
+    "aba_dense",
     "coriolis_matrix",
     "coriolis_all",
     "christoffel",
@@ -157,6 +158,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }),
             "aba" => time_us(n, |i| {
                 black_box(aba(m, &mut ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
+            }),
+            "aba_dense" => time_us(n, |i| {
+                black_box(aba_dense(m, &mut ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
             }),
             "coriolis_matrix" => time_us(n, |i| {
                 black_box(coriolis_matrix(m, &mut ws, &qs[s(i)], &vs[s(i)], cs));

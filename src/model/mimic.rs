@@ -6,7 +6,7 @@
 //! A mimic of a mimic is resolved to the primary joint (multipliers
 //! multiplied, offsets carried through). A free root is never coupled.
 
-use super::{Joint, Model, ModelError};
+use super::{ClusterTree, Joint, Model, ModelError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -85,6 +85,8 @@ pub struct Coupling {
     nv: usize,
     /// The relations, resolved to primaries, in tree order.
     pub relations: Vec<MimicRelation>,
+    /// The clusters of bodies these relations tie together.
+    clusters: ClusterTree,
 }
 
 impl Coupling {
@@ -116,6 +118,11 @@ impl Coupling {
         for (k, o) in out.iter_mut().enumerate() {
             *o = self.multiplier[k] * v[self.speed_of[k]];
         }
+    }
+
+    /// The clusters of bodies moved by the same independent speeds.
+    pub fn clusters(&self) -> &ClusterTree {
+        &self.clusters
     }
 
     /// The dense A (tree nv x system nv), for tests and oracles.
@@ -193,6 +200,7 @@ impl Model {
             .filter(|&k| c.follows[self.dof_body[k]].is_none())
             .map(|k| self.dof_body[k])
             .collect();
+        c.clusters = ClusterTree::new(&self, &c);
         self.armature = vec![0.0; c.nv];
         self.has_armature = false;
         self.coupling = Some(c);
@@ -357,5 +365,6 @@ fn resolve(
         nq,
         nv,
         relations,
+        clusters: ClusterTree::default(),
     }))
 }

@@ -13,6 +13,7 @@
 
 mod armature;
 mod builtin;
+mod clusters;
 mod configuration;
 mod error;
 mod inertia_check;
@@ -24,6 +25,7 @@ mod warning;
 
 pub use armature::ArmatureError;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
+pub use clusters::ClusterTree;
 pub use error::ModelError;
 pub use inertia_check::{
     inertia_scale, nearest_physical_moments, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
