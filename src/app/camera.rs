@@ -147,18 +147,24 @@ fn frame_session(
     commands.insert_resource(HomeView(view));
 }
 
-/// The largest distance between two body frames of the first variant, m
-/// (zero for the point mass).
+/// The largest distance between two body frames of the first variant at
+/// its initial configuration, m (zero for the point mass, whose three
+/// prismatic bodies start together).
 fn robot_extent(session: &Session) -> f32 {
-    let placements = &session.variants[0].kinematics.placements;
-    let (lo, hi) = placements.iter().fold(
+    let v = &session.variants[0];
+    let Some(first) = v.samples.first() else {
+        return 0.0;
+    };
+    let mut ws = crate::algorithms::Workspace::new(&v.sim.plant);
+    crate::algorithms::forward_kinematics(&v.sim.plant, &mut ws, &first.q);
+    let (lo, hi) = ws.placements.iter().fold(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), x| {
             let p = super::robot_view::point(&x.trans);
             (lo.min(p), hi.max(p))
         },
     );
-    if placements.is_empty() {
+    if ws.placements.is_empty() {
         0.0
     } else {
         (hi - lo).length()

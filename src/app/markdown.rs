@@ -130,29 +130,29 @@ pub fn show(ui: &mut egui::Ui, text: &str) {
     for block in parse(text) {
         match block {
             Block::Heading(spans) => {
-                ui.label(layout(ui, &spans, 1.15, true));
+                ui.add(egui::Label::new(layout(ui, &spans, 1.15, true)).wrap());
             }
             Block::Paragraph(spans) => {
-                ui.label(layout(ui, &spans, 1.0, false));
+                ui.add(egui::Label::new(layout(ui, &spans, 1.0, false)).wrap());
             }
             Block::Item(marker, spans) => {
                 ui.horizontal_top(|ui| {
                     ui.label(marker);
-                    ui.label(layout(ui, &spans, 1.0, false));
+                    ui.add(egui::Label::new(layout(ui, &spans, 1.0, false)).wrap());
                 });
             }
         }
     }
 }
 
-/// The spans as one wrapped text, `scale` times the body size.
+/// The spans as one text, `scale` times the body size (wrapped to the
+/// panel by the label).
 fn layout(ui: &egui::Ui, spans: &[Span], scale: f32, strong: bool) -> LayoutJob {
     let style = ui.style();
     let body = egui::TextStyle::Body.resolve(style);
     let mono = egui::TextStyle::Monospace.resolve(style);
     let visuals = &style.visuals;
     let mut job = LayoutJob::default();
-    job.wrap.max_width = ui.available_width();
     for s in spans {
         let font = if s.code { mono.clone() } else { body.clone() };
         let format = TextFormat {
