@@ -24,6 +24,7 @@ mod energy;
 mod inverse_kinematics;
 mod jacobian;
 mod kinematics;
+mod ltdl;
 mod operational_space;
 mod regressor;
 mod rnea;
@@ -41,6 +42,7 @@ pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };
 pub use kinematics::forward_kinematics;
+pub use ltdl::{ltdl_factor, ltdl_solve};
 pub use operational_space::{
     operational_space_inverse_inertia, operational_space_inverse_inertia_dense,
     OperationalSpaceWorkspace,
