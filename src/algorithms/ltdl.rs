@@ -2,53 +2,91 @@
 //! tree and the solves with it (Featherstone 2005, "Efficient factorization
 //! of the joint-space inertia matrix for branched kinematic trees";
 //! Featherstone 2008, Tables 6.3 and 6.4): H = L^T D L with L unit lower
-//! triangular and nonzero only where H is (entry (k, i) for i in the
-//! support of k), so both cost O(nd) rather than O(nv^3) and create no
+//! triangular and nonzero only where H is (entry (k, i) for i an ancestor
+//! speed of k), so both cost O(nd) rather than O(nv^3) and create no
 //! fill-in. A tree model only: with mimic joints H is not tree-sparse.
 
 use crate::model::Model;
 use nalgebra::DMatrix;
 
-/// Factorizes the symmetric positive definite `h` in place (its lower
-/// triangle; the upper one is not read): afterwards the diagonal holds D
-/// and the entries below it L. False when a pivot is not positive (H not
-/// positive definite), leaving `h` partly factorized.
-pub fn ltdl_factor(model: &Model, h: &mut DMatrix<f64>) -> bool {
-    for k in (0..model.nv).rev() {
-        let hkk = h[(k, k)];
-        if hkk <= 0.0 || !hkk.is_finite() {
-            return false;
-        }
-        for i in model.support(k).skip(1) {
-            let a = h[(k, i)] / hkk;
-            for j in model.support(i) {
-                h[(i, j)] -= a * h[(k, j)];
-            }
-            h[(k, i)] = a;
-        }
-    }
-    true
+/// No parent speed.
+const NONE: usize = usize::MAX;
+
+/// The factor of H (D on the diagonal, L below it) and each speed's parent
+/// speed (the next one in its support), preallocated for one model.
+#[derive(Clone, Debug)]
+pub struct Ltdl {
+    parent: Vec<usize>,
+    factor: DMatrix<f64>,
 }
 
-/// Solves H x = b in place (`x` holds b on entry) with the factor of
-/// [`ltdl_factor`]: x = L^-1 D^-1 L^-T b.
-pub fn ltdl_solve(model: &Model, factor: &DMatrix<f64>, x: &mut [f64]) {
-    let n = model.nv;
-    for k in (0..n).rev() {
-        let xk = x[k];
-        for i in model.support(k).skip(1) {
-            x[i] -= factor[(k, i)] * xk;
+impl Ltdl {
+    /// Buffers for `model` (a tree).
+    pub fn new(model: &Model) -> Self {
+        let parent = (0..model.nv)
+            .map(|k| model.support(k).nth(1).unwrap_or(NONE))
+            .collect();
+        Ltdl {
+            parent,
+            factor: DMatrix::zeros(model.nv, model.nv),
         }
     }
-    for k in 0..n {
-        x[k] /= factor[(k, k)];
-    }
-    for k in 0..n {
-        let mut s = x[k];
-        for i in model.support(k).skip(1) {
-            s -= factor[(k, i)] * x[i];
+
+    /// Factorizes the symmetric positive definite `h` (its lower triangle;
+    /// the upper one is not read). False when a pivot is not positive (H
+    /// not positive definite): the factor is then unusable.
+    pub fn factor(&mut self, h: &DMatrix<f64>) -> bool {
+        let n = self.parent.len();
+        self.factor.copy_from(h);
+        // Column-major: entry (k, i) at i * n + k.
+        let f = self.factor.as_mut_slice();
+        for k in (0..n).rev() {
+            let hkk = f[k * n + k];
+            if hkk <= 0.0 || !hkk.is_finite() {
+                return false;
+            }
+            let mut i = self.parent[k];
+            while i != NONE {
+                let a = f[i * n + k] / hkk;
+                let mut j = i;
+                while j != NONE {
+                    f[j * n + i] -= a * f[j * n + k];
+                    j = self.parent[j];
+                }
+                f[i * n + k] = a;
+                i = self.parent[i];
+            }
         }
-        x[k] = s;
+        true
+    }
+
+    /// Solves H x = b in place (`x` holds b on entry) with the last
+    /// factor: x = L^-1 D^-1 L^-T b.
+    pub fn solve(&self, x: &mut [f64]) {
+        let n = self.parent.len();
+        let f = self.factor.as_slice();
+        for k in (0..n).rev() {
+            let xk = x[k];
+            if xk != 0.0 {
+                let mut i = self.parent[k];
+                while i != NONE {
+                    x[i] -= f[i * n + k] * xk;
+                    i = self.parent[i];
+                }
+            }
+        }
+        for k in 0..n {
+            x[k] /= f[k * n + k];
+        }
+        for k in 0..n {
+            let mut s = x[k];
+            let mut i = self.parent[k];
+            while i != NONE {
+                s -= f[i * n + k] * x[i];
+                i = self.parent[i];
+            }
+            x[k] = s;
+        }
     }
 }
 
@@ -59,7 +97,8 @@ mod tests {
     use crate::model::{Model, RootJoint};
 
     /// Solving with the factor of a branched free-root robot's H gives x
-    /// with H x = b to rounding.
+    /// with H x = b to rounding; a matrix that is not positive definite is
+    /// refused.
     #[test]
     fn solves_h_x_equals_b_on_a_branched_free_root_tree() {
         let urdf = crate::geometry::shipped_robot_file("solo_description/robots/solo12.urdf");
@@ -70,17 +109,16 @@ mod tests {
             *x = 0.3 * (i as f64).sin();
         }
         let h = crba(&model, &mut ws, &q).clone();
-        let mut f = h.clone();
-        assert!(ltdl_factor(&model, &mut f));
+        let mut ltdl = Ltdl::new(&model);
+        assert!(ltdl.factor(&h));
         let b: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
         let mut x = b.clone();
-        ltdl_solve(&model, &f, &mut x);
+        ltdl.solve(&mut x);
         let r = &h * nalgebra::DVector::from_column_slice(&x)
             - nalgebra::DVector::from_column_slice(&b);
         assert!(r.amax() < 1e-10, "residual {}", r.amax());
-        // A matrix that is not positive definite is refused.
         let mut bad = h.clone();
         bad[(3, 3)] = -1.0;
-        assert!(!ltdl_factor(&model, &mut bad));
+        assert!(!ltdl.factor(&bad));
     }
 }

@@ -42,7 +42,7 @@ pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };
 pub use kinematics::forward_kinematics;
-pub use ltdl::{ltdl_factor, ltdl_solve};
+pub use ltdl::Ltdl;
 pub use operational_space::{
     operational_space_inverse_inertia, operational_space_inverse_inertia_dense,
     OperationalSpaceWorkspace,

@@ -44,8 +44,7 @@ use crate::model::{
 };
 use crate::sim::{
     ContactPlant, ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping,
-    BLOW_UP,
-    MAX_POSITION,
+    BLOW_UP, MAX_POSITION,
 };
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};

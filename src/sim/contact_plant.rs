@@ -9,8 +9,10 @@
 //!   SE(3)). H is factorized once per step by the tree-sparse L^T D L
 //!   (Featherstone 2005), and every solve with it is O(nd).
 //! - Contacts: parry3d's contact manifolds (the ones rapier uses) between
-//!   the robot's collision shapes and each environment object, within a
-//!   prediction distance. Each point gets a normal row and two tangent
+//!   the robot's collision shapes and each environment object, within the
+//!   distance a shape can cover in the step ([`MARGIN`] plus twice its
+//!   fastest point's travel), at most four points per body and object
+//!   (spanning the patch). Each point gets a normal row and two tangent
 //!   rows. Signorini at velocity level, speculative: 0 <= lambda_n _|_
 //!   u_n + max(gap, 0) / dt >= 0, so a body approaching stops exactly at
 //!   the surface and never gains energy from the contact (a penetration
@@ -30,27 +32,27 @@
 use super::environment::Environment;
 use super::rapier_plant::{environment_colliders, part_collider, pose};
 use super::Contact;
-use crate::algorithms::{crba, ltdl_factor, ltdl_solve, rnea, Workspace};
+use crate::algorithms::{crba, rnea, Ltdl, Workspace};
 use crate::geometry::Part;
 use crate::model::{Joint, Model};
 use crate::spatial::{Transform, Vec3};
-use nalgebra::DMatrix;
 use rapier3d_f64::parry::bounding_volume::Aabb;
 use rapier3d_f64::parry::query::{
     ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher,
 };
 use rapier3d_f64::prelude::{Pose, SharedShape, Vector};
 
-/// Distance below which a pair's contact points enter the problem, m: the
-/// farthest a point moving at 10 m/s gets in a 1 ms step.
-const PREDICTION: f64 = 0.01;
+/// Distance below which a resting shape's contact points enter the
+/// problem, m; a moving shape's reach adds twice the distance its fastest
+/// point covers in the step at the speeds at its start.
+const MARGIN: f64 = 5e-4;
 /// Penetration left alone, m.
 const SLOP: f64 = 1e-4;
 /// Fraction of a deeper penetration removed per step.
 const ERP: f64 = 0.2;
 /// Largest change of a row's velocity in the last sweep, m/s (rad/s), below
 /// which the solver stops.
-const TOLERANCE: f64 = 1e-10;
+const TOLERANCE: f64 = 1e-8;
 /// Most Gauss-Seidel sweeps per step.
 const MAX_SWEEPS: usize = 100;
 /// Approach speed below which restitution does not act, m/s.
@@ -75,6 +77,8 @@ struct RobotShape {
     /// Bounding sphere: centre in the shape's frame, radius.
     center: Vector,
     radius: f64,
+    /// Distance within which its contact points count this step, m.
+    reach: f64,
 }
 
 /// The robot shapes on one body.
@@ -164,7 +168,7 @@ pub struct ContactPlant {
     body_y: Vec<f64>,
     /// Warm start of the limits: impulse of each limit's lower / upper row.
     limit_impulses: Vec<[f64; 2]>,
-    factor: DMatrix<f64>,
+    ltdl: Ltdl,
     zeros: Vec<f64>,
     v_free: Vec<f64>,
     q_next: Vec<f64>,
@@ -226,7 +230,7 @@ impl ContactPlant {
             manifolds: Vec::new(),
             limit_impulses: vec![[0.0; 2]; limits.len()],
             limits,
-            factor: DMatrix::zeros(nv, nv),
+            ltdl: Ltdl::new(model),
             zeros: vec![0.0; nv],
             v_free: vec![0.0; nv],
             q_next: vec![0.0; model.nq],
@@ -271,6 +275,7 @@ impl ContactPlant {
                 at: frame.placement.compose(&in_frame),
                 center: sphere.center,
                 radius: sphere.radius,
+                reach: MARGIN,
                 shape,
             });
             let i = self.robot.len() - 1;
@@ -309,15 +314,14 @@ impl ContactPlant {
     /// (a free root's six included). Err when H is not positive definite.
     pub fn step(&mut self, q: &mut [f64], v: &mut [f64], tau: &[f64]) -> Result<(), String> {
         let (model, dt, nv) = (&self.model, self.dt, self.model.nv);
-        self.factor.copy_from(crba(model, &mut self.ws, q));
-        if !ltdl_factor(model, &mut self.factor) {
+        if !self.ltdl.factor(crba(model, &mut self.ws, q)) {
             return Err("the joint-space inertia is not positive definite".into());
         }
         let bias = rnea(model, &mut self.ws, q, v, &self.zeros);
         for i in 0..nv {
             self.v_free[i] = dt * (tau[i] - bias[i]);
         }
-        ltdl_solve(model, &self.factor, &mut self.v_free);
+        self.ltdl.solve(&mut self.v_free);
         for (f, x) in self.v_free.iter_mut().zip(v.iter()) {
             *f += x;
         }
@@ -337,9 +341,14 @@ impl ContactPlant {
     fn collide(&mut self) {
         let dispatcher = DefaultQueryDispatcher;
         let nw = self.world.len();
-        for (i, s) in self.robot.iter().enumerate() {
+        for (i, s) in self.robot.iter_mut().enumerate() {
             let x = self.ws.placements[s.body].compose(&s.at);
             let center = x.transform_point(&Vec3::new(s.center.x, s.center.y, s.center.z));
+            // World spatial velocity of the body (from RNEA): the fastest
+            // point of the shape moves at most |v(center)| + |w| radius.
+            let vb = self.ws.velocities[s.body];
+            let speed = (vb.lin + vb.ang.cross(&center)).norm() + vb.ang.norm() * s.radius;
+            s.reach = MARGIN + 2.0 * speed * self.dt;
             let p1 = pose(&x);
             for (j, w) in self.world.iter().enumerate() {
                 let m = &mut self.manifolds[i * nw + j];
@@ -349,7 +358,7 @@ impl ContactPlant {
                     let e = (w.aabb.mins[k] - c).max(c - w.aabb.maxs[k]).max(0.0);
                     d2 += e * e;
                 }
-                let reach = s.radius + PREDICTION;
+                let reach = s.radius + s.reach;
                 if d2 > reach * reach {
                     m.points.clear();
                     continue;
@@ -359,13 +368,7 @@ impl ContactPlant {
                 let pos12 = w.pose.inverse() * p1;
                 if dispatcher
                     .contact_manifold_convex_convex(
-                        &pos12,
-                        &*w.shape,
-                        &*s.shape,
-                        None,
-                        None,
-                        PREDICTION,
-                        m,
+                        &pos12, &*w.shape, &*s.shape, None, None, s.reach, m,
                     )
                     .is_err()
                 {
@@ -416,7 +419,11 @@ impl ContactPlant {
                     // The manifold normal points from the object to the
                     // robot: the direction the object pushes the robot.
                     let normal = self.world[j].at.rot * Vec3::new(n1.x, n1.y, n1.z);
+                    let reach = self.robot[i].reach;
                     for (pi, p) in m.points.iter().enumerate() {
+                        if p.dist > reach {
+                            continue;
+                        }
                         let local = Vec3::new(p.local_p2.x, p.local_p2.y, p.local_p2.z);
                         self.candidates.push(Candidate {
                             manifold: mi,
@@ -447,9 +454,7 @@ impl ContactPlant {
                     } else {
                         ERP * (c.dist + SLOP).min(0.0) / dt
                     };
-                    if restitution > 0.0
-                        && u_before < -BOUNCE_THRESHOLD
-                        && c.dist <= -u_before * dt
+                    if restitution > 0.0 && u_before < -BOUNCE_THRESHOLD && c.dist <= -u_before * dt
                     {
                         bias = bias.min(restitution * u_before);
                     }
@@ -472,7 +477,7 @@ impl ContactPlant {
         for li in 0..self.limits.len() {
             let l = self.limits[li];
             let (qk, vk) = (q[l.q_index], v[l.v_index]);
-            let reach = PREDICTION + vk.abs() * dt;
+            let reach = MARGIN + 2.0 * vk.abs() * dt;
             for (side, gap, sign) in [(0, qk - l.lower, 1.0), (1, l.upper - qk, -1.0)] {
                 if gap > reach {
                     self.limit_impulses[li][side] = 0.0;
@@ -487,16 +492,12 @@ impl ContactPlant {
                 jr.fill(0.0);
                 jr[l.v_index] = sign;
                 y.copy_from_slice(jr);
-                ltdl_solve(&self.model, &self.factor, y);
+                self.ltdl.solve(y);
                 let w = sign * y[l.v_index];
                 self.constraints.push(Constraint {
                     kind: Kind::Limit { limit: li, side },
                     first,
-                    bias: if gap > 0.0 {
-                        gap / dt
-                    } else {
-                        ERP * gap / dt
-                    },
+                    bias: if gap > 0.0 { gap / dt } else { ERP * gap / dt },
                     lambda: [self.limit_impulses[li][side], 0.0, 0.0],
                     inv_w: [if w > 0.0 { 1.0 / w } else { 0.0 }, 0.0, 0.0],
                     point: Vec3::zeros(),
@@ -529,7 +530,7 @@ impl ContactPlant {
                 let phi = self.ws.axes[k];
                 y[k] = if r < 3 { phi.ang[r] } else { phi.lin[r - 3] };
             }
-            ltdl_solve(&self.model, &self.factor, y);
+            self.ltdl.solve(y);
         }
         slot
     }
@@ -567,7 +568,11 @@ impl ContactPlant {
     fn solve(&mut self, v: &mut [f64]) {
         let nv = self.model.nv;
         for c in &self.constraints {
-            let rows = if matches!(c.kind, Kind::Limit { .. }) { 1 } else { 3 };
+            let rows = if matches!(c.kind, Kind::Limit { .. }) {
+                1
+            } else {
+                3
+            };
             for k in 0..rows {
                 axpy(v, c.lambda[k], &self.minv_jt[(c.first + k) * nv..]);
             }

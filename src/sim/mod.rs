@@ -21,13 +21,13 @@ mod disturbance;
 mod environment;
 mod rapier_plant;
 
+pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
 #[cfg(feature = "gui")]
 pub(crate) use rapier_plant::{collider_shape, pose, vector};
-pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
@@ -594,7 +594,10 @@ impl Simulation {
         if let Some(message) = failed {
             return Err(Divergence {
                 time: t,
-                reason: format!("the {} plant failed inside its step: {message}", backend.name()),
+                reason: format!(
+                    "the {} plant failed inside its step: {message}",
+                    backend.name()
+                ),
             });
         }
         add_scaled(&mut self.parameters, dt, &self.held_rate);

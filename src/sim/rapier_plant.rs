@@ -337,7 +337,10 @@ pub(crate) fn part_collider(
         ));
     }
     let (shape, turn) = collider_shape(&part.shape).map_err(|why| (frame.name.clone(), why))?;
-    Ok((shape, part.origin.compose(&Transform::new(turn, Vec3::zeros()))))
+    Ok((
+        shape,
+        part.origin.compose(&Transform::new(turn, Vec3::zeros())),
+    ))
 }
 
 impl RapierPlant {
