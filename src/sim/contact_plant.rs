@@ -35,7 +35,7 @@ use super::Contact;
 use crate::algorithms::{crba, rnea, Ltdl, Workspace};
 use crate::geometry::Part;
 use crate::model::{Joint, Model};
-use crate::spatial::{Transform, Vec3};
+use crate::spatial::{Mat3, Transform, Vec3};
 use rapier3d_f64::parry::bounding_volume::Aabb;
 use rapier3d_f64::parry::query::{
     ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher,
@@ -54,7 +54,7 @@ const ERP: f64 = 0.2;
 /// which the solver stops.
 const TOLERANCE: f64 = 1e-8;
 /// Most Gauss-Seidel sweeps per step.
-const MAX_SWEEPS: usize = 100;
+const MAX_SWEEPS: usize = 30;
 /// Approach speed below which restitution does not act, m/s.
 const BOUNCE_THRESHOLD: f64 = 1e-3;
 
@@ -244,14 +244,30 @@ impl ContactPlant {
     }
 
     /// Adds the fixed environment (ground, boxes, spheres).
+    /// The ground is the half-space below its plane here (one support
+    /// query per shape instead of GJK against rapier's slab).
     pub fn add_environment(&mut self, environment: &Environment) {
-        for c in environment_colliders(environment) {
-            let p = pose(&c.at);
+        for (k, c) in environment_colliders(environment).into_iter().enumerate() {
+            let (shape, at, aabb) = match &environment.ground {
+                Some(g) if k == 0 => {
+                    let at = Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height));
+                    let far = 1e30;
+                    let aabb = Aabb::new(
+                        Vector::new(-far, -far, -far),
+                        Vector::new(far, far, g.height),
+                    );
+                    (SharedShape::halfspace(Vector::Z), at, aabb)
+                }
+                _ => {
+                    let aabb = c.shape.compute_aabb(&pose(&c.at));
+                    (c.shape, c.at, aabb)
+                }
+            };
             self.world.push(WorldShape {
-                at: c.at,
-                aabb: c.shape.compute_aabb(&p),
-                pose: p,
-                shape: c.shape,
+                pose: pose(&at),
+                at,
+                aabb,
+                shape,
                 friction: c.friction,
                 restitution: c.restitution,
             });
