@@ -277,3 +277,45 @@ fn rapier_only_keys_are_refused_on_the_contact_plant() {
         assert!(m.contains(expected), "{extra}\n-> {m}");
     }
 }
+
+/// A 2 kg ball of radius 0.07 m dropped from 0.5 m on ground of restitution
+/// e: Newton's law u+ = -e u- at the impact, so after the bounce its centre
+/// rises e^2 (0.5 - 0.07) m above the contact height (none for e = 0).
+#[test]
+fn a_ball_bounces_by_the_ground_restitution() {
+    let dir = std::env::temp_dir().join(format!("pl-bounce-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = dir.join("ball.urdf");
+    std::fs::write(
+        &urdf,
+        r#"<robot name="ball"><link name="body">
+  <inertial><mass value="2.0"/><inertia ixx="0.004" iyy="0.004" izz="0.004" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><sphere radius="0.07"/></geometry></collision>
+</link></robot>"#,
+    )
+    .unwrap();
+    for e in [0.0, 0.5] {
+        let text = format!(
+            "name = \"bounce\"\n[robot]\nurdf = \"{}\"\nroot = \"free\"\n[controller]\nkind = \"pd_plus\"\nkp = 0.0\nkd = 0.0\n[reference]\nkind = \"hold\"\nq = []\n[initial]\nq = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0]\n[simulation]\nplant = \"contact\"\n[environment.ground]\nrestitution = {e}\n",
+            urdf.display()
+        );
+        let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
+        let mut touched = false;
+        let mut apex: f64 = 0.0;
+        for _ in 0..800 {
+            sim.step().unwrap();
+            touched |= !sim.contacts().is_empty();
+            if touched {
+                apex = apex.max(sim.q[2]);
+            }
+        }
+        let expected = 0.07 + e * e * (0.5 - 0.07);
+        eprintln!("restitution {e}: apex after the impact {apex} m, expected {expected}");
+        assert!(touched, "e = {e}: never touched");
+        assert!(
+            (apex - expected).abs() < 0.1 * (apex - 0.07).max(0.01),
+            "e = {e}: apex {apex} m, expected {expected}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1071,8 +1071,10 @@ impl Scenario {
                 }
                 None
             }
-            "rapier" => Some(ContactChoice::Rapier(self.rapier_plant(&plant, &q0, &v0)?)),
-            "contact" => Some(ContactChoice::Own(self.contact_plant(&plant)?)),
+            "rapier" => Some(ContactChoice::Rapier(Box::new(
+                self.rapier_plant(&plant, &q0, &v0)?,
+            ))),
+            "contact" => Some(ContactChoice::Own(Box::new(self.contact_plant(&plant)?))),
             other => {
                 return Err(self.invalid(
                     "simulation.plant",
@@ -1199,8 +1201,8 @@ impl Scenario {
             out.push(Variant {
                 name: v.name.clone(),
                 simulation: match &contact_plant {
-                    Some(ContactChoice::Rapier(r)) => simulation.with_rapier(r.clone()),
-                    Some(ContactChoice::Own(c)) => simulation.with_contact_plant(c.clone()),
+                    Some(ContactChoice::Rapier(r)) => simulation.with_rapier((**r).clone()),
+                    Some(ContactChoice::Own(c)) => simulation.with_contact_plant((**c).clone()),
                     None => simulation,
                 },
                 duration: s.duration,
@@ -1214,8 +1216,8 @@ impl Scenario {
 
 /// The plant with contacts a scenario asks for.
 enum ContactChoice {
-    Rapier(RapierPlant),
-    Own(ContactPlant),
+    Rapier(Box<RapierPlant>),
+    Own(Box<ContactPlant>),
 }
 
 /// For a size error on a robot with mimic joints: which joints are not
