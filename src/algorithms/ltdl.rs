@@ -90,6 +90,45 @@ impl Ltdl {
     }
 }
 
+impl Ltdl {
+    /// [`Ltdl::solve`] for `x.len() / nv` right-hand sides stored one after
+    /// the other, walking the tree once for all of them.
+    pub fn solve_columns(&self, x: &mut [f64]) {
+        let n = self.parent.len();
+        if n == 0 {
+            return;
+        }
+        let m = x.len() / n;
+        let f = self.factor.as_slice();
+        for k in (0..n).rev() {
+            let mut i = self.parent[k];
+            while i != NONE {
+                let l = f[i * n + k];
+                for c in 0..m {
+                    x[c * n + i] -= l * x[c * n + k];
+                }
+                i = self.parent[i];
+            }
+        }
+        for k in 0..n {
+            let d = f[k * n + k];
+            for c in 0..m {
+                x[c * n + k] /= d;
+            }
+        }
+        for k in 0..n {
+            let mut i = self.parent[k];
+            while i != NONE {
+                let l = f[i * n + k];
+                for c in 0..m {
+                    x[c * n + k] -= l * x[c * n + i];
+                }
+                i = self.parent[i];
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +156,16 @@ mod tests {
         let r = &h * nalgebra::DVector::from_column_slice(&x)
             - nalgebra::DVector::from_column_slice(&b);
         assert!(r.amax() < 1e-10, "residual {}", r.amax());
+        // Several right-hand sides at once give the same solutions.
+        let mut both: Vec<f64> = b.iter().chain(b.iter().rev()).copied().collect();
+        ltdl.solve_columns(&mut both);
+        let mut reversed: Vec<f64> = b.iter().rev().copied().collect();
+        ltdl.solve(&mut reversed);
+        let same = both
+            .iter()
+            .zip(x.iter().chain(reversed.iter()))
+            .all(|(p, q)| (p - q).abs() < 1e-12 * (1.0 + q.abs()));
+        assert!(same, "{both:?}");
         let mut bad = h.clone();
         bad[(3, 3)] = -1.0;
         assert!(!ltdl.factor(&bad));

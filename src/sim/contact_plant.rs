@@ -539,15 +539,16 @@ impl ContactPlant {
         }
         let b = &self.model.bodies[body];
         let last = b.v_index + b.joint.nv() - 1;
-        for r in 0..6 {
-            let y = &mut self.body_y[(slot * 6 + r) * nv..(slot * 6 + r + 1) * nv];
-            y.fill(0.0);
-            for k in self.model.support(last) {
-                let phi = self.ws.axes[k];
-                y[k] = if r < 3 { phi.ang[r] } else { phi.lin[r - 3] };
+        let y = &mut self.body_y[slot * 6 * nv..(slot + 1) * 6 * nv];
+        y.fill(0.0);
+        for k in self.model.support(last) {
+            let phi = self.ws.axes[k];
+            for r in 0..3 {
+                y[r * nv + k] = phi.ang[r];
+                y[(r + 3) * nv + k] = phi.lin[r];
             }
-            self.ltdl.solve(y);
         }
+        self.ltdl.solve_columns(y);
         slot
     }
 
