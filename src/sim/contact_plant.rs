@@ -177,8 +177,6 @@ pub struct ContactPlant {
     jac: Vec<f64>,
     minv_jt: Vec<f64>,
     contacts: Vec<Contact>,
-    /// Gauss-Seidel sweeps of the last step.
-    sweeps: usize,
 }
 
 impl std::fmt::Debug for ContactPlant {
@@ -238,7 +236,6 @@ impl ContactPlant {
             jac: Vec::new(),
             minv_jt: Vec::new(),
             contacts: Vec::new(),
-            sweeps: 0,
             model: model.clone(),
         })
     }
@@ -314,16 +311,6 @@ impl ContactPlant {
     /// The contacts of the last step (points with a positive normal impulse).
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
-    }
-
-    /// Gauss-Seidel sweeps the last step took.
-    pub fn sweeps(&self) -> usize {
-        self.sweeps
-    }
-
-    /// Constraints (contact points and joint limits within reach) of the last step.
-    pub fn constraint_count(&self) -> usize {
-        self.constraints.len()
     }
 
     /// Advances (q, v) by one step under the generalized forces `tau`
@@ -594,9 +581,7 @@ impl ContactPlant {
                 axpy(v, c.lambda[k], &self.minv_jt[(c.first + k) * nv..]);
             }
         }
-        self.sweeps = 0;
         for _ in 0..MAX_SWEEPS {
-            self.sweeps += 1;
             let mut change: f64 = 0.0;
             for c in self.constraints.iter_mut() {
                 let row = |r: usize| (r * nv, (r + 1) * nv);
