@@ -26,6 +26,7 @@ mod energy;
 mod inverse_kinematics;
 mod jacobian;
 mod kinematics;
+mod ltdl;
 mod operational_space;
 mod regressor;
 mod rnea;
@@ -44,6 +45,7 @@ pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };
 pub use kinematics::forward_kinematics;
+pub use ltdl::Ltdl;
 pub use operational_space::{
     operational_space_inverse_inertia, operational_space_inverse_inertia_dense,
     OperationalSpaceWorkspace,

@@ -446,12 +446,16 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
         });
 }
 
-/// Contact readout and display options (rapier plant only).
+/// Contact readout and display options (plants with contacts only).
 fn contacts_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut ContactSettings) {
-    if s.session.variants.iter().all(|v| v.sim.rapier().is_none()) {
+    if s.session
+        .variants
+        .iter()
+        .all(|v| !v.sim.has_contact_plant())
+    {
         return;
     }
-    egui::CollapsingHeader::new("Contacts (rapier plant)")
+    egui::CollapsingHeader::new("Contacts")
         .default_open(true)
         .show(ui, |ui| {
             ui.checkbox(

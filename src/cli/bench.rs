@@ -19,8 +19,15 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Robot description.
-    #[arg(long)]
-    model: PathBuf,
+    #[arg(long, required_unless_present = "scenario")]
+    model: Option<PathBuf>,
+    /// Time the integration steps of each variant of this scenario
+    /// instead (stepping only, best of --repeats runs).
+    #[arg(long, conflicts_with_all = ["only", "armature"])]
+    scenario: Option<PathBuf>,
+    /// Runs per variant with --scenario (the best counts).
+    #[arg(long, default_value_t = 5)]
+    repeats: usize,
     #[command(flatten)]
     load: LoadArgs,
     /// Print JSON instead of lines "algorithm microseconds".
@@ -91,12 +98,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.iterations >= 50,
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
-    let mut model = load_model(&args.model, args.load)?;
-    check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
+    if let Some(scenario) = &args.scenario {
+        return super::bench_scenario::run(scenario, args.repeats, args.json);
+    }
+    let Some(model_path) = args.model.clone() else {
+        anyhow::bail!("--model or --scenario is needed");
+    };
+    let mut model = load_model(&model_path, args.load)?;
+    check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", model_path.display()))?;
     if let Some(a) = args.armature {
         model
             .set_armature(&vec![a; model.nv])
-            .map_err(|e| anyhow::anyhow!("{}: --armature: {e}", args.model.display()))?;
+            .map_err(|e| anyhow::anyhow!("{}: --armature: {e}", model_path.display()))?;
     }
     let mut ws = Workspace::new(&model);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
@@ -222,12 +235,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"model": args.model, "nv": nv, "end_frames": frames.len(), "microseconds": map})
+            serde_json::json!({"model": model_path, "nv": nv, "end_frames": frames.len(), "microseconds": map})
         );
     } else {
         println!(
             "model {} nv {nv} end_frames {}",
-            args.model.display(),
+            model_path.display(),
             frames.len()
         );
         for (name, us) in &results {

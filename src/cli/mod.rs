@@ -1,6 +1,7 @@
 //! Subcommands of the `passivity-lab` binary.
 
 mod bench;
+mod bench_scenario;
 mod eval;
 mod figure;
 mod gui;

@@ -37,14 +37,14 @@ use crate::control::stepped_target;
 use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
-use crate::geometry::{urdf_shapes, GeometryKind, MeshCache};
+use crate::geometry::{urdf_shapes, GeometryKind, MeshCache, Part};
 use crate::input::{read_text, InputError, InputKind};
 use crate::model::{
     planar_two_link_arm, point_mass, Model, ModelError, ModelWarning, RootJoint, UrdfOptions,
 };
 use crate::sim::{
-    ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping, BLOW_UP,
-    MAX_POSITION,
+    ContactPlant, ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping,
+    BLOW_UP, MAX_POSITION,
 };
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
@@ -607,29 +607,71 @@ impl Scenario {
             None => {}
         }
         plant.add_environment(env);
-        if let Some(urdf) = self.urdf_path() {
-            let shapes = urdf_shapes(
-                model,
-                &urdf,
-                GeometryKind::Collision,
-                &mut MeshCache::default(),
-            )
-            .map_err(|e| self.invalid("robot.urdf", e))?;
-            if !shapes.warnings.is_empty() {
-                return Err(self.invalid(
-                    "robot.urdf",
-                    format!(
-                        "{}: collision geometry: {}",
-                        urdf.display(),
-                        shapes.warnings.join("; ")
-                    ),
-                ));
-            }
+        if let Some(parts) = self.collision_parts(model)? {
             plant
-                .add_robot_shapes(model, &shapes.parts)
-                .map_err(|e| self.invalid("robot.urdf", format!("{}: {e}", urdf.display())))?;
+                .add_robot_shapes(model, &parts)
+                .map_err(|e| self.invalid("robot.urdf", self.in_urdf(e)))?;
         }
         Ok(plant)
+    }
+
+    /// The own contact plant of `model` with the environment and the
+    /// robot's URDF collision geometry (every variant gets a copy).
+    fn contact_plant(&self, model: &Model) -> Result<ContactPlant, ScenarioError> {
+        let s = &self.file.simulation;
+        for (key, given) in [
+            ("simulation.substeps", s.substeps.is_some()),
+            ("simulation.joint_damping", s.joint_damping.is_some()),
+        ] {
+            if given {
+                return Err(self.invalid(key, "applies to plant = \"rapier\" only"));
+            }
+        }
+        let env = &self.file.environment;
+        env.validate()
+            .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
+        let mut plant =
+            ContactPlant::new(model, s.step).map_err(|e| self.invalid("robot", e.to_string()))?;
+        plant.add_environment(env);
+        if let Some(parts) = self.collision_parts(model)? {
+            plant
+                .add_robot_shapes(&parts)
+                .map_err(|e| self.invalid("robot.urdf", self.in_urdf(e)))?;
+        }
+        Ok(plant)
+    }
+
+    /// "URDF path: error".
+    fn in_urdf(&self, e: impl std::fmt::Display) -> String {
+        match self.urdf_path() {
+            Some(urdf) => format!("{}: {e}", urdf.display()),
+            None => e.to_string(),
+        }
+    }
+
+    /// The robot's URDF collision shapes (None for a built-in system).
+    fn collision_parts(&self, model: &Model) -> Result<Option<Vec<Part>>, ScenarioError> {
+        let Some(urdf) = self.urdf_path() else {
+            return Ok(None);
+        };
+        let shapes = urdf_shapes(
+            model,
+            &urdf,
+            GeometryKind::Collision,
+            &mut MeshCache::default(),
+        )
+        .map_err(|e| self.invalid("robot.urdf", e))?;
+        if !shapes.warnings.is_empty() {
+            return Err(self.invalid(
+                "robot.urdf",
+                format!(
+                    "{}: collision geometry: {}",
+                    urdf.display(),
+                    shapes.warnings.join("; ")
+                ),
+            ));
+        }
+        Ok(Some(shapes.parts))
     }
 
     /// The joint speeds of least norm that give the task the twist `x_dot`
@@ -1011,7 +1053,7 @@ impl Scenario {
                 return Err(self.invalid(key, "the joint-space inertia is singular at the initial configuration (a moving body without mass or inertia?)"));
             }
         }
-        let rapier = match s.plant.as_str() {
+        let contact_plant = match s.plant.as_str() {
             "own" => {
                 for (key, given) in [
                     ("simulation.substeps", s.substeps.is_some()),
@@ -1024,16 +1066,19 @@ impl Scenario {
                 if !f.environment.is_empty() {
                     return Err(self.invalid(
                         "environment",
-                        "contacts need plant = \"rapier\" in [simulation] (the own plant has no collision detection)",
+                        "contacts need plant = \"rapier\" or \"contact\" in [simulation] (the own plant has no collision detection)",
                     ));
                 }
                 None
             }
-            "rapier" => Some(self.rapier_plant(&plant, &q0, &v0)?),
+            "rapier" => Some(ContactChoice::Rapier(Box::new(
+                self.rapier_plant(&plant, &q0, &v0)?,
+            ))),
+            "contact" => Some(ContactChoice::Own(Box::new(self.contact_plant(&plant)?))),
             other => {
                 return Err(self.invalid(
                     "simulation.plant",
-                    format!("'{other}' is not a plant; use \"own\" or \"rapier\""),
+                    format!("'{other}' is not a plant; use \"own\", \"contact\" or \"rapier\""),
                 ))
             }
         };
@@ -1155,8 +1200,9 @@ impl Scenario {
             );
             out.push(Variant {
                 name: v.name.clone(),
-                simulation: match &rapier {
-                    Some(r) => simulation.with_rapier(r.clone()),
+                simulation: match &contact_plant {
+                    Some(ContactChoice::Rapier(r)) => simulation.with_rapier((**r).clone()),
+                    Some(ContactChoice::Own(c)) => simulation.with_contact_plant((**c).clone()),
                     None => simulation,
                 },
                 duration: s.duration,
@@ -1166,6 +1212,12 @@ impl Scenario {
         }
         Ok(out)
     }
+}
+
+/// The plant with contacts a scenario asks for.
+enum ContactChoice {
+    Rapier(Box<RapierPlant>),
+    Own(Box<ContactPlant>),
 }
 
 /// For a size error on a robot with mimic joints: which joints are not

@@ -16,10 +16,12 @@
 //! integrated state, so V(t) - V(0) - supply + dissipation - mismatch is
 //! the integrator's error alone (RK4: fourth order in the step).
 
+mod contact_plant;
 mod disturbance;
 mod environment;
 mod rapier_plant;
 
+pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
@@ -178,6 +180,22 @@ pub struct ContactStats {
     pub time_in_contact: f64,
 }
 
+/// A plant with contacts that replaces the own integrator.
+#[derive(Clone, Debug)]
+enum ContactBackend {
+    Rapier(Box<RapierPlant>),
+    Own(Box<ContactPlant>),
+}
+
+impl ContactBackend {
+    fn name(&self) -> &'static str {
+        match self {
+            ContactBackend::Rapier(_) => "rapier",
+            ContactBackend::Own(_) => "contact",
+        }
+    }
+}
+
 /// A closed loop: plant, controller, and their state.
 #[derive(Clone, Debug)]
 pub struct Simulation {
@@ -202,8 +220,8 @@ pub struct Simulation {
     stage_v: Vec<f64>,
     stage_p: Vec<f64>,
     rates: [Rates; 4],
-    /// The rapier plant, when it replaces the own integrator.
-    rapier: Option<Box<RapierPlant>>,
+    /// The plant with contacts, when one replaces the own integrator.
+    contact_plant: Option<ContactBackend>,
     contact_stats: ContactStats,
     /// Pushes on the true plant.
     pub disturbances: Disturbances,
@@ -277,7 +295,7 @@ impl Simulation {
             stage_v: v0.clone(),
             stage_p: parameters.clone(),
             rates: [rate(), rate(), rate(), rate()],
-            rapier: None,
+            contact_plant: None,
             contact_stats: ContactStats::default(),
             disturbances: Disturbances::none(nv),
             energy: controller.has_passive_port().then(EnergyBalance::default),
@@ -310,7 +328,14 @@ impl Simulation {
     /// The same loop with `plant` (built at this loop's initial state and
     /// step) integrating the true robot instead of the own integrator.
     pub fn with_rapier(mut self, plant: RapierPlant) -> Self {
-        self.rapier = Some(Box::new(plant));
+        self.contact_plant = Some(ContactBackend::Rapier(Box::new(plant)));
+        self
+    }
+
+    /// The same loop with the own contact `plant` (built for this loop's
+    /// step) integrating the true robot instead of the own integrator.
+    pub fn with_contact_plant(mut self, plant: ContactPlant) -> Self {
+        self.contact_plant = Some(ContactBackend::Own(Box::new(plant)));
         self
     }
 
@@ -328,12 +353,25 @@ impl Simulation {
 
     /// The rapier plant, if this loop uses one.
     pub fn rapier(&self) -> Option<&RapierPlant> {
-        self.rapier.as_deref()
+        match &self.contact_plant {
+            Some(ContactBackend::Rapier(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether a plant with contacts (rapier or the own contact plant)
+    /// integrates this loop.
+    pub fn has_contact_plant(&self) -> bool {
+        self.contact_plant.is_some()
     }
 
     /// Contacts of the last step (empty with the own plant).
     pub fn contacts(&self) -> &[Contact] {
-        self.rapier.as_ref().map_or(&[], |r| r.contacts())
+        match &self.contact_plant {
+            Some(ContactBackend::Rapier(r)) => r.contacts(),
+            Some(ContactBackend::Own(c)) => c.contacts(),
+            None => &[],
+        }
     }
 
     /// Contact over the run so far.
@@ -448,9 +486,9 @@ impl Simulation {
                 self.next_control += period;
             }
         }
-        if let Some(mut rapier) = self.rapier.take() {
-            let result = self.rapier_step(&mut rapier);
-            self.rapier = Some(rapier);
+        if let Some(mut backend) = self.contact_plant.take() {
+            let result = self.contact_step(&mut backend);
+            self.contact_plant = Some(backend);
             return result;
         }
         self.stage_q.copy_from_slice(&self.q);
@@ -507,9 +545,9 @@ impl Simulation {
         self.check()
     }
 
-    /// One step of the rapier plant: the controller at the start of the
-    /// step (unless sampled at its own rate), held over it.
-    fn rapier_step(&mut self, rapier: &mut RapierPlant) -> Result<(), Divergence> {
+    /// One step of a plant with contacts: the controller at the start of
+    /// the step (unless sampled at its own rate), held over it.
+    fn contact_step(&mut self, backend: &mut ContactBackend) -> Result<(), Divergence> {
         let (t, dt) = (self.t, self.dt);
         if let ControlMode::Continuous = self.control {
             self.hold_controller_at_current_state();
@@ -530,29 +568,46 @@ impl Simulation {
         if let Some(e) = &mut self.energy {
             *e = e.advanced(dt, &power);
         }
-        rapier.push(&self.disturbances.applied);
         // A panic inside rapier or parry (some contact queries index out of
         // bounds on degenerate geometry) stops the run like a divergence,
         // keeping what was recorded; the plant is not stepped again.
-        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rapier.step(&self.held_tau);
-            rapier.read_state(&mut self.q, &mut self.v);
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match backend {
+            ContactBackend::Rapier(rapier) => {
+                rapier.push(&self.disturbances.applied);
+                rapier.step(&self.held_tau);
+                rapier.read_state(&mut self.q, &mut self.v);
+                Ok(())
+            }
+            // The pushes are in plant_tau as generalized forces.
+            ContactBackend::Own(plant) => plant.step(&mut self.q, &mut self.v, &self.plant_tau),
         }));
-        if let Err(panic) = stepped {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+        let failed = match stepped {
+            Ok(result) => result.err(),
+            Err(panic) => Some(
+                panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default(),
+            ),
+        };
+        if let Some(message) = failed {
             return Err(Divergence {
                 time: t,
-                reason: format!("the rapier plant failed inside its step: {message}"),
+                reason: format!(
+                    "the {} plant failed inside its step: {message}",
+                    backend.name()
+                ),
             });
         }
         add_scaled(&mut self.parameters, dt, &self.held_rate);
         self.controller.clamp_parameters(&mut self.parameters);
-        let force = total_normal_force(rapier.contacts());
-        if !rapier.contacts().is_empty() {
+        let contacts = match backend {
+            ContactBackend::Rapier(r) => r.contacts(),
+            ContactBackend::Own(c) => c.contacts(),
+        };
+        let force = total_normal_force(contacts);
+        if !contacts.is_empty() {
             self.contact_stats.time_in_contact += dt;
         }
         self.contact_stats.max_force = self.contact_stats.max_force.max(force);
@@ -682,7 +737,7 @@ impl Simulation {
         if self.energy.is_some() {
             self.energy = previous.energy.or(self.energy);
         }
-        if let Some(rapier) = &mut self.rapier {
+        if let Some(ContactBackend::Rapier(rapier)) = &mut self.contact_plant {
             rapier.set_state(&self.q, &self.v);
         }
         if let ControlMode::Sampled { period } = self.control {

@@ -269,6 +269,80 @@ pub(crate) fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), Strin
     })
 }
 
+/// An environment object as a collider: shape, world placement and the
+/// coefficients its contacts take.
+pub(crate) struct EnvironmentCollider {
+    pub shape: SharedShape,
+    pub at: Transform,
+    pub friction: f64,
+    pub restitution: f64,
+}
+
+/// The colliders of the environment: the ground as a 100 m x 100 m slab
+/// rather than a half-space (a box landing flat on rapier's half-space gets
+/// an uneven manifold and tips over; tests/contact.rs drops one), boxes and
+/// spheres.
+pub(crate) fn environment_colliders(environment: &Environment) -> Vec<EnvironmentCollider> {
+    let mut out = Vec::new();
+    if let Some(g) = &environment.ground {
+        out.push(EnvironmentCollider {
+            shape: SharedShape::cuboid(50.0, 50.0, 0.5),
+            at: Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height - 0.5)),
+            friction: g.friction,
+            restitution: g.restitution,
+        });
+    }
+    for b in &environment.boxes {
+        let half = b.size.map(|s| s / 2.0);
+        out.push(EnvironmentCollider {
+            shape: SharedShape::cuboid(half[0], half[1], half[2]),
+            at: Transform::new(rpy_to_matrix(b.rpy), Vec3::from(b.center)),
+            friction: b.friction,
+            restitution: b.restitution,
+        });
+    }
+    for s in &environment.spheres {
+        out.push(EnvironmentCollider {
+            shape: SharedShape::ball(s.radius),
+            at: Transform::new(Mat3::identity(), Vec3::from(s.center)),
+            friction: s.friction,
+            restitution: s.restitution,
+        });
+    }
+    out
+}
+
+/// A robot part's collider and its placement in its frame, checked: a
+/// finite origin within [`MAX_POSITION`] of the link and a valid shape
+/// ([`collider_shape`]). The error is (frame name, what is wrong).
+pub(crate) fn part_collider(
+    model: &Model,
+    part: &Part,
+) -> Result<(SharedShape, Transform), (String, String)> {
+    let frame = &model.frames[part.frame];
+    let o = &part.origin;
+    if !(o.trans.iter().chain(o.rot.iter()).all(|x| x.is_finite())) {
+        return Err((
+            frame.name.clone(),
+            format!("{}: its origin is not finite", shape_name(&part.shape)),
+        ));
+    }
+    if o.trans.amax() > MAX_POSITION {
+        return Err((
+            frame.name.clone(),
+            format!(
+                "{}: its origin is farther than {MAX_POSITION:e} m from the link",
+                shape_name(&part.shape)
+            ),
+        ));
+    }
+    let (shape, turn) = collider_shape(&part.shape).map_err(|why| (frame.name.clone(), why))?;
+    Ok((
+        shape,
+        part.origin.compose(&Transform::new(turn, Vec3::zeros())),
+    ))
+}
+
 impl RapierPlant {
     /// The multibody of `model` at (q0, v0), stepping `dt` in `substeps`
     /// sub-steps, with no collider yet.
@@ -405,43 +479,15 @@ impl RapierPlant {
     /// Adds the fixed environment (ground, boxes, spheres).
     pub fn add_environment(&mut self, environment: &Environment) {
         let groups = InteractionGroups::new(WORLD, ROBOT, InteractionTestMode::And);
-        let mut add = |shape: SharedShape, at: Transform, friction: f64, restitution: f64| {
+        for c in environment_colliders(environment) {
             self.colliders.insert(
-                ColliderBuilder::new(shape)
-                    .position(pose(&at))
-                    .friction(friction)
-                    .restitution(restitution)
+                ColliderBuilder::new(c.shape)
+                    .position(pose(&c.at))
+                    .friction(c.friction)
+                    .restitution(c.restitution)
                     .friction_combine_rule(CoefficientCombineRule::Min)
                     .restitution_combine_rule(CoefficientCombineRule::Min)
                     .collision_groups(groups),
-            );
-        };
-        if let Some(g) = &environment.ground {
-            // A 100 m x 100 m slab rather than a half-space: a box landing
-            // flat on rapier's half-space gets an uneven manifold and tips
-            // over (tests/contact.rs drops one).
-            add(
-                SharedShape::cuboid(50.0, 50.0, 0.5),
-                Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height - 0.5)),
-                g.friction,
-                g.restitution,
-            );
-        }
-        for b in &environment.boxes {
-            let half = b.size.map(|s| s / 2.0);
-            add(
-                SharedShape::cuboid(half[0], half[1], half[2]),
-                Transform::new(rpy_to_matrix(b.rpy), Vec3::from(b.center)),
-                b.friction,
-                b.restitution,
-            );
-        }
-        for s in &environment.spheres {
-            add(
-                SharedShape::ball(s.radius),
-                Transform::new(Mat3::identity(), Vec3::from(s.center)),
-                s.friction,
-                s.restitution,
             );
         }
     }
@@ -456,28 +502,8 @@ impl RapierPlant {
         let groups = InteractionGroups::new(ROBOT, WORLD, InteractionTestMode::And);
         for part in parts {
             let frame = &model.frames[part.frame];
-            let o = &part.origin;
-            if !(o.trans.iter().chain(o.rot.iter()).all(|x| x.is_finite())) {
-                return Err(RapierPlantError::Shape {
-                    frame: frame.name.clone(),
-                    why: format!("{}: its origin is not finite", shape_name(&part.shape)),
-                });
-            }
-            if o.trans.amax() > MAX_POSITION {
-                return Err(RapierPlantError::Shape {
-                    frame: frame.name.clone(),
-                    why: format!(
-                        "{}: its origin is farther than {MAX_POSITION:e} m from the link",
-                        shape_name(&part.shape)
-                    ),
-                });
-            }
-            let (shape, turn) =
-                collider_shape(&part.shape).map_err(|why| RapierPlantError::Shape {
-                    frame: frame.name.clone(),
-                    why,
-                })?;
-            let in_frame = part.origin.compose(&Transform::new(turn, Vec3::zeros()));
+            let (shape, in_frame) = part_collider(model, part)
+                .map_err(|(frame, why)| RapierPlantError::Shape { frame, why })?;
             let (parent, at) = match frame.body {
                 Some(b) => (
                     self.body_handles[b],

@@ -1,0 +1,321 @@
+//! The own contact plant (issue 14, `plant = "contact"`): the physics that
+//! tests/contact.rs checks on the shipped scenes, here on scenes of its
+//! own (primitives on the ground, a passive table, joint limits), its
+//! agreement with the rapier plant on the Solo-12 drop, and first-order
+//! convergence of its trajectories as the step shrinks.
+
+mod common;
+
+use common::repo_path;
+use passivity_lab::scenario::{run_variant, Scenario};
+use passivity_lab::sim::total_normal_force;
+use passivity_lab::spatial::quaternion_to_matrix;
+
+const PANDA: &str = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
+
+fn parse(text: &str) -> Scenario {
+    Scenario::parse(text, repo_path("tests/inline.toml")).unwrap()
+}
+
+/// A free body of 2 kg with one URDF collision primitive, dropped from
+/// 0.5 m (tilted a little) on the ground with the contact plant: it comes
+/// to rest at its size, upright, carrying its weight.
+#[test]
+fn primitives_fall_and_rest_on_the_ground_carrying_their_weight() {
+    let dir = std::env::temp_dir().join(format!("pl-contact-plant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (geometry, rest_height) in [
+        (r#"<box size="0.1 0.2 0.3"/>"#, 0.15),
+        (r#"<sphere radius="0.07"/>"#, 0.07),
+    ] {
+        let urdf = dir.join("shape.urdf");
+        std::fs::write(
+            &urdf,
+            format!(
+                r#"<robot name="shape"><link name="body">
+  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry>{geometry}</geometry></collision>
+</link></robot>"#
+            ),
+        )
+        .unwrap();
+        let text = format!(
+            r#"name = "drop"
+[robot]
+urdf = "{}"
+root = "free"
+[controller]
+kind = "pd_plus"
+kp = 0.0
+kd = 0.0
+[reference]
+kind = "hold"
+q = []
+[initial]
+q = [0.0, 0.0, 0.5, 0.02, 0.01, 0.0, 0.9997]
+[simulation]
+plant = "contact"
+[environment.ground]
+friction = 0.8
+"#,
+            urdf.display()
+        );
+        let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
+        let mut touched = None;
+        for k in 1..=1500 {
+            sim.step().unwrap();
+            if touched.is_none() && !sim.contacts().is_empty() {
+                touched = Some(k);
+            }
+        }
+        // The box lands on a corner and settles flat; the ball keeps its tilt.
+        let up = quaternion_to_matrix(sim.q[3], sim.q[4], sim.q[5], sim.q[6]).column(2)[2];
+        assert!(up > 0.99899, "{geometry}: tilted, z axis . world z = {up}");
+        if geometry.starts_with("<box") {
+            assert!(
+                up > 1.0 - 1e-9,
+                "{geometry}: not flat, z axis . world z = {up}"
+            );
+        }
+        assert!(
+            (sim.q[2] - rest_height).abs() < 1e-3,
+            "{geometry}: rests at z = {}",
+            sim.q[2]
+        );
+        assert!(
+            sim.v.iter().all(|x| x.abs() < 1e-6),
+            "{geometry}: {:?}",
+            sim.v
+        );
+        let force = total_normal_force(sim.contacts());
+        assert!(
+            (force - 2.0 * 9.81).abs() < 1e-6 * 2.0 * 9.81,
+            "{geometry}: {force} N"
+        );
+        // Free fall until touchdown: about sqrt(2 h / g) = 0.3 s for h = 0.35-0.43 m.
+        let t = touched.unwrap() as f64 * 1e-3;
+        assert!((0.2..0.35).contains(&t), "{geometry}: touched at {t} s");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// PD+ pressing the Panda's fingers into a table (the test of
+/// tests/contact.rs on the rapier plant): V = 1/2 e_dot^T H e_dot +
+/// 1/2 e^T K_p e never increases against an inelastic table.
+#[test]
+fn pd_plus_storage_never_increases_against_a_passive_table() {
+    let text = format!(
+        r#"name = "press_and_hold"
+[robot]
+urdf = "{}"
+mimic = false
+[controller]
+kind = "pd_plus"
+kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]
+kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, 0.5, 0.5]
+[reference]
+kind = "hold"
+q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, 0.02, 0.02]
+[initial]
+q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, 0.02, 0.02]
+[simulation]
+plant = "contact"
+duration = 3.0
+step = 0.001
+record_period = 0.001
+[[environment.boxes]]
+center = [0.5, 0.0, 0.09]
+size = [0.4, 0.8, 0.18]
+friction = 0.4
+"#,
+        repo_path(PANDA).display()
+    );
+    let r = run_variant(parse(&text).variants().unwrap().remove(0), &mut |_| {});
+    assert!(r.divergence.is_none(), "{:?}", r.divergence);
+    let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
+    let rise = v.windows(2).map(|w| w[1] - w[0]).fold(f64::MIN, f64::max);
+    eprintln!(
+        "V: {} -> {} J, largest rise {rise:e} J, final force {} N on {} points",
+        v[0],
+        v[v.len() - 1],
+        r.samples.last().unwrap().contact_force,
+        r.samples.last().unwrap().contacts
+    );
+    assert!(rise < 1e-6, "V rose by {rise}");
+    assert!(
+        v[0] > 5.0 && (0.1..1.0).contains(&v[v.len() - 1]),
+        "{} -> {}",
+        v[0],
+        v[v.len() - 1]
+    );
+    assert!((v[v.len() - 1] - v[2000]).abs() < 1e-4, "not settled");
+    let last = r.samples.last().unwrap();
+    assert!(
+        last.contacts >= 2 && (10.0..30.0).contains(&last.contact_force),
+        "{} points, {} N",
+        last.contacts,
+        last.contact_force
+    );
+}
+
+#[test]
+fn the_contact_plant_stops_joints_at_their_urdf_limits() {
+    // PD+ pulls the Panda's fingers towards 0.08 m; their URDF limit is 0.04 m.
+    let text = format!(
+        r#"name = "limits"
+[robot]
+urdf = "{}"
+mimic = false
+[controller]
+kind = "pd_plus"
+kp = 100.0
+kd = 10.0
+[reference]
+kind = "hold"
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.08, 0.08]
+[initial]
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02]
+[simulation]
+plant = "contact"
+"#,
+        repo_path(PANDA).display()
+    );
+    let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
+    for _ in 0..1000 {
+        sim.step().unwrap();
+    }
+    let (a, b) = (sim.q[7], sim.q[8]);
+    assert!(
+        (a - 0.04).abs() < 1e-4 && (b - 0.04).abs() < 1e-4,
+        "fingers at {a}, {b} (limit 0.04 m)"
+    );
+}
+
+/// The shipped Solo-12 drop on `plant` with step `dt` over `duration`:
+/// the base height at every millisecond, and the time in contact.
+fn solo_drop(plant: &str, dt: f64, duration: f64) -> (Vec<f64>, f64) {
+    let path = repo_path("scenarios/solo12_drop.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("plant = \"contact\"", &format!("plant = \"{plant}\""))
+        .replace("step = 0.001", &format!("step = {dt}"))
+        .replace("duration = 3.0", &format!("duration = {duration}"));
+    let scenario = Scenario::parse(&text, &path).unwrap();
+    let mut sim = scenario.variants().unwrap().remove(0).simulation;
+    let per_ms = (1e-3 / dt).round() as usize;
+    let steps = (duration / dt).round() as usize;
+    let mut heights = vec![sim.q[2]];
+    for k in 1..=steps {
+        sim.step().unwrap();
+        if k % per_ms == 0 {
+            heights.push(sim.q[2]);
+        }
+    }
+    (heights, sim.contact_stats().time_in_contact)
+}
+
+fn max_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Halving the step: the base-height trajectory of the Solo-12 drop
+/// (free fall, impact of four feet, settling), compared every millisecond
+/// over 0.6 s, moves towards the one at the smallest step, by about half
+/// each time (first order). Measured: 9.4e-4, 4.0e-4, 1.35e-4 m against
+/// the 0.125 ms run for 1, 0.5 and 0.25 ms.
+#[test]
+fn the_solo_drop_converges_as_the_step_shrinks() {
+    let steps = [1e-3, 5e-4, 2.5e-4];
+    let reference = solo_drop("contact", 1.25e-4, 0.6).0;
+    let errors: Vec<f64> = steps
+        .iter()
+        .map(|&dt| max_difference(&solo_drop("contact", dt, 0.6).0, &reference))
+        .collect();
+    eprintln!("max |base height - reference| for steps {steps:?}: {errors:?}");
+    assert!(errors[0] < 2e-3, "{errors:?}");
+    for w in errors.windows(2) {
+        assert!(w[1] < 0.75 * w[0], "{errors:?}");
+    }
+}
+
+/// The same drop on the rapier plant and the contact plant: touchdown,
+/// time in contact and the height the base settles at agree.
+#[test]
+fn the_solo_drop_agrees_with_the_rapier_plant() {
+    let (own, own_contact) = solo_drop("contact", 1e-3, 3.0);
+    let (rapier, rapier_contact) = solo_drop("rapier", 1e-3, 3.0);
+    let (a, b) = (own[own.len() - 1], rapier[rapier.len() - 1]);
+    eprintln!("settled base height: contact plant {a} m, rapier {b} m; in contact {own_contact} s and {rapier_contact} s");
+    assert!((a - b).abs() < 2e-3, "{a} against {b}");
+    assert!((own_contact - rapier_contact).abs() < 0.02);
+}
+
+#[test]
+fn rapier_only_keys_are_refused_on_the_contact_plant() {
+    let base = "name = \"t\"\n[robot]\nbuiltin = \"point_mass\"\n[controller]\nkind = \"pd_plus\"\nkp = 1.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0]\n[simulation]\nplant = \"contact\"\n";
+    for (extra, expected) in [
+        (
+            "substeps = 2\n",
+            "simulation.substeps: applies to plant = \"rapier\" only",
+        ),
+        (
+            "joint_damping = 0.1\n",
+            "simulation.joint_damping: applies to plant = \"rapier\" only",
+        ),
+        (
+            "[[environment.spheres]]\ncenter = [0.0, 0.0, 0.0]\nradius = -0.1\n",
+            "environment.spheres[0].radius",
+        ),
+    ] {
+        let m = match Scenario::parse(&format!("{base}{extra}"), "bad.toml") {
+            Ok(_) => panic!("accepted {extra}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(m.contains(expected), "{extra}\n-> {m}");
+    }
+}
+
+/// A 2 kg ball of radius 0.07 m dropped from 0.5 m on ground of restitution
+/// e: Newton's law u+ = -e u- at the impact, so after the bounce its centre
+/// rises e^2 (0.5 - 0.07) m above the contact height (none for e = 0).
+#[test]
+fn a_ball_bounces_by_the_ground_restitution() {
+    let dir = std::env::temp_dir().join(format!("pl-bounce-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = dir.join("ball.urdf");
+    std::fs::write(
+        &urdf,
+        r#"<robot name="ball"><link name="body">
+  <inertial><mass value="2.0"/><inertia ixx="0.004" iyy="0.004" izz="0.004" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><sphere radius="0.07"/></geometry></collision>
+</link></robot>"#,
+    )
+    .unwrap();
+    for e in [0.0, 0.5] {
+        let text = format!(
+            "name = \"bounce\"\n[robot]\nurdf = \"{}\"\nroot = \"free\"\n[controller]\nkind = \"pd_plus\"\nkp = 0.0\nkd = 0.0\n[reference]\nkind = \"hold\"\nq = []\n[initial]\nq = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0]\n[simulation]\nplant = \"contact\"\n[environment.ground]\nrestitution = {e}\n",
+            urdf.display()
+        );
+        let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
+        let mut touched = false;
+        let mut apex: f64 = 0.0;
+        for _ in 0..800 {
+            sim.step().unwrap();
+            touched |= !sim.contacts().is_empty();
+            if touched {
+                apex = apex.max(sim.q[2]);
+            }
+        }
+        let expected = 0.07 + e * e * (0.5 - 0.07);
+        eprintln!("restitution {e}: apex after the impact {apex} m, expected {expected}");
+        assert!(touched, "e = {e}: never touched");
+        assert!(
+            (apex - expected).abs() < 0.1 * (apex - 0.07).max(0.01),
+            "e = {e}: apex {apex} m, expected {expected}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
