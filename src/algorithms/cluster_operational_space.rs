@@ -19,7 +19,7 @@
 
 use super::cluster_aba::{inward, solve};
 use super::kinematics::{body_placement_and_axes, world_inertia};
-use super::operational_space::{world_to_frame, OperationalSpaceWorkspace};
+use super::operational_space::{set_symmetric_block, world_to_frame, OperationalSpaceWorkspace};
 use super::Workspace;
 use crate::model::{ClusterTree, Model};
 use crate::spatial::{to_vec6, Matrix6};
@@ -106,21 +106,9 @@ pub(super) fn cluster_operational_space_inverse_inertia(
                 }
             }
             let block = os.propagators[k1][pos1] * lambda;
-            os.lambda_inv
-                .view_mut((6 * k1, 6 * k2), (6, 6))
-                .copy_from(&block);
-            os.lambda_inv
-                .view_mut((6 * k2, 6 * k1), (6, 6))
-                .copy_from(&block.transpose());
+            set_symmetric_block(&mut os.lambda_inv, k1, k2, &block);
         }
     }
-    for k in 0..m {
-        if os.frame_body[k].is_some() {
-            let block = os.propagators[k][0] * os.running[k];
-            os.lambda_inv
-                .view_mut((6 * k, 6 * k), (6, 6))
-                .copy_from(&block);
-        }
-    }
+    os.set_diagonal_blocks();
     ws.clusters = buf;
 }

@@ -49,6 +49,19 @@ pub struct OperationalSpaceWorkspace {
 }
 
 impl OperationalSpaceWorkspace {
+    /// The diagonal blocks of Lambda^-1: each frame's propagator applied to
+    /// the articulated quantity it accumulated (frames on bodies only).
+    pub(super) fn set_diagonal_blocks(&mut self) {
+        for k in 0..self.frames.len() {
+            if self.frame_body[k].is_some() {
+                let block = self.propagators[k][0] * self.running[k];
+                self.lambda_inv
+                    .view_mut((6 * k, 6 * k), (6, 6))
+                    .copy_from(&block);
+            }
+        }
+    }
+
     /// Buffers for the end frames `frames` (indices into `model.frames`).
     pub fn new(model: &Model, frames: &[usize]) -> Self {
         let m = frames.len();
@@ -246,23 +259,11 @@ pub fn operational_space_inverse_inertia<'o>(
         for &(body, k1, pos, k2, _) in &os.common_ancestors {
             if body == i {
                 let block = os.propagators[k1][pos] * os.running[k2];
-                os.lambda_inv
-                    .view_mut((6 * k1, 6 * k2), (6, 6))
-                    .copy_from(&block);
-                os.lambda_inv
-                    .view_mut((6 * k2, 6 * k1), (6, 6))
-                    .copy_from(&block.transpose());
+                set_symmetric_block(&mut os.lambda_inv, k1, k2, &block);
             }
         }
     }
-    for k in 0..m {
-        if os.frame_body[k].is_some() {
-            let block = os.propagators[k][0] * os.running[k];
-            os.lambda_inv
-                .view_mut((6 * k, 6 * k), (6, 6))
-                .copy_from(&block);
-        }
-    }
+    os.set_diagonal_blocks();
     &os.lambda_inv
 }
 
@@ -303,4 +304,19 @@ pub fn operational_space_inverse_inertia_dense(
         .map(|c| c.solve(&j.transpose()))
         .unwrap_or_else(|| DMatrix::from_element(n, 6 * frames.len(), f64::NAN));
     &j * h_inv_jt
+}
+
+/// Writes block (k1, k2) of Lambda^-1 and its transpose at (k2, k1).
+pub(super) fn set_symmetric_block(
+    lambda_inv: &mut DMatrix<f64>,
+    k1: usize,
+    k2: usize,
+    block: &Matrix6,
+) {
+    lambda_inv
+        .view_mut((6 * k1, 6 * k2), (6, 6))
+        .copy_from(block);
+    lambda_inv
+        .view_mut((6 * k2, 6 * k1), (6, 6))
+        .copy_from(&block.transpose());
 }
