@@ -5,10 +5,7 @@
 //! order so that the copy is a plain memcpy.
 
 use nalgebra::{DMatrix, DVector};
-use numpy::{
-    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
-    PyUntypedArrayMethods,
-};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::borrow::Cow;

@@ -127,7 +127,10 @@ fn coriolis_all<'py>(
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     coriolis_matrix_and_derivatives(m, ws, &q, &v, f.body_level());
-    let (h, hdot) = (matrix_out(py, &ws.mass_matrix), matrix_out(py, &ws.mass_matrix_dot));
+    let (h, hdot) = (
+        matrix_out(py, &ws.mass_matrix),
+        matrix_out(py, &ws.mass_matrix_dot),
+    );
     if matches!(f, Factorization::Torsion(_)) {
         f.coriolis_matrix(m, ws, &q, &v);
     }
@@ -181,7 +184,10 @@ fn slotine_li_torque<'py>(
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (v_r, a_r) = (vector(v_r, "v_r", m.nv)?, vector(a_r, "a_r", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
-    Ok(dvector_out(py, f.slotine_li_torque(m, ws, &q, &v, &v_r, &a_r)))
+    Ok(dvector_out(
+        py,
+        f.slotine_li_torque(m, ws, &q, &v, &v_r, &a_r),
+    ))
 }
 
 /// The joint torque regressor Y(q, v, a), nv x 10 nbodies, with

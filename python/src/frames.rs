@@ -17,6 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::wrap_pyfunction;
 
+type Matrix<'py> = Bound<'py, PyArray2<f64>>;
+
 fn axes(reference: &str) -> PyResult<JacobianFrame> {
     match reference {
         "local" => Ok(JacobianFrame::Local),
@@ -35,7 +37,7 @@ fn frame_placement<'py>(
     mut data: PyRefMut<'py, Data>,
     q: &Bound<'py, PyAny>,
     frame: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<(Matrix<'py>, Bound<'py, PyArray1<f64>>)> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let f = model.frame_index(frame)?;
@@ -76,7 +78,7 @@ fn frame_jacobian_time_derivative<'py>(
     v: &Bound<'py, PyAny>,
     frame: &Bound<'py, PyAny>,
     reference: &str,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<(Matrix<'py>, Matrix<'py>)> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (f, axes) = (model.frame_index(frame)?, axes(reference)?);

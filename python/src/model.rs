@@ -9,6 +9,7 @@ use passivity_lab::algorithms::check_dynamics_size;
 use passivity_lab::model::{self as lib, RootJoint, UrdfOptions};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,8 +36,9 @@ impl Model {
 
     /// A frame index from a name (link or joint) or an index.
     pub fn frame_index(&self, frame: &Bound<'_, PyAny>) -> PyResult<usize> {
-        if let Ok(name) = frame.extract::<&str>() {
-            return self.inner.frame_by_name(name).ok_or_else(|| {
+        if let Ok(name) = frame.cast::<PyString>() {
+            let name = name.to_cow()?;
+            return self.inner.frame_by_name(&name).ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "frame '{name}' is not a link or joint of the model"
                 ))

@@ -135,7 +135,11 @@ impl Scenario {
     /// What the URDF loader changed in the robot.
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.inner.warnings().iter().map(|w| w.to_string()).collect()
+        self.inner
+            .warnings()
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
     }
 
     /// Runs every variant (or those named) one after the other with the
