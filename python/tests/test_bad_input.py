@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import passivity_lab as pl
-from conftest import PANDA
+from conftest import PANDA, ROBOTS
 from test_scenario import cli_binary
 
 
@@ -114,7 +114,7 @@ def test_bad_factorization_and_frame(panda):
 
 def test_torsion_refused_below_three_dofs():
     model = pl.Model.from_urdf(
-        str(PANDA.parents[3] / "double_pendulum_description/urdf/double_pendulum.urdf")
+        str(ROBOTS / "double_pendulum_description/urdf/double_pendulum.urdf")
     )
     with pytest.raises(pl.Error, match="torsion needs at least 3 degrees of freedom"):
         pl.coriolis_matrix(model, model.create_data(), np.zeros(2), np.zeros(2), "torsion", beta=1.0)
