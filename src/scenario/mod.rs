@@ -25,7 +25,7 @@ pub use for_urdf::scenario_for_urdf;
 pub use lesson::{lesson_chain, Lesson, MAX_LESSONS};
 use names::shown_name;
 pub use names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NAMES};
-pub use output::{run_complete, summary, write_results};
+pub use output::{run_complete, series, summary, write_results, Series};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
 pub use spectra::{spectrum_summary, variant_spectra, VariantSpectra};

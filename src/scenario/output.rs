@@ -13,80 +13,112 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn csv(result: &VariantResult) -> String {
+/// A variant's recorded time series as a table: the columns of
+/// `<variant>.csv` (see the README's `run` command) and one row per
+/// recorded sample, row-major. The CSV file and the Python package read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub columns: Vec<String>,
+    /// `rows x columns.len()` numbers, row-major.
+    pub data: Vec<f64>,
+}
+
+impl Series {
+    /// Number of recorded samples.
+    pub fn rows(&self) -> usize {
+        self.data.len() / self.columns.len().max(1)
+    }
+}
+
+/// The recorded series of `result` (empty when nothing was recorded).
+pub fn series(result: &VariantResult) -> Series {
     let Some(first) = result.samples.first() else {
-        return String::new();
+        return Series::default();
     };
-    let mut out = String::from("t");
-    let names = |out: &mut String, prefix: &str, n: usize| {
-        for i in 0..n {
-            let _ = write!(out, ",{prefix}_{i}");
-        }
+    let mut columns = vec!["t".to_string()];
+    let names = |columns: &mut Vec<String>, prefix: &str, n: usize| {
+        columns.extend((0..n).map(|i| format!("{prefix}_{i}")));
     };
-    names(&mut out, "q", first.q.len());
-    names(&mut out, "qd", first.q_desired.len());
-    names(&mut out, "v", first.v.len());
-    names(&mut out, "tau", first.tau.len());
-    out.push_str(",V,V_kinetic,V_parameter,e_norm,s_norm,skew_residual,contacts,contact_force");
-    names(&mut out, "pi_hat", first.parameters.len());
+    names(&mut columns, "q", first.q.len());
+    names(&mut columns, "qd", first.q_desired.len());
+    names(&mut columns, "v", first.v.len());
+    names(&mut columns, "tau", first.tau.len());
+    columns.extend(
+        [
+            "V",
+            "V_kinetic",
+            "V_parameter",
+            "e_norm",
+            "s_norm",
+            "skew_residual",
+            "contacts",
+            "contact_force",
+        ]
+        .map(String::from),
+    );
+    names(&mut columns, "pi_hat", first.parameters.len());
     if first.task.is_some() {
         for prefix in ["x", "xd", "ex", "sx"] {
             for c in ["rx", "ry", "rz", "px", "py", "pz"] {
-                let _ = write!(out, ",{prefix}_{c}");
+                columns.push(format!("{prefix}_{c}"));
             }
         }
-        out.push_str(",manipulability,sigma_min");
+        columns.extend(["manipulability", "sigma_min"].map(String::from));
     }
     if first.energy.is_some() {
-        out.push_str(",supply,dissipation,mismatch,balance_residual");
+        columns.extend(["supply", "dissipation", "mismatch", "balance_residual"].map(String::from));
     }
     if !first.pushes.is_empty() {
-        out.push_str(",push_fx,push_fy,push_fz");
+        columns.extend(["push_fx", "push_fy", "push_fz"].map(String::from));
     }
-    out.push('\n');
+    let mut data = Vec::with_capacity(columns.len() * result.samples.len());
     let v0 = first.lyapunov.value;
     for s in &result.samples {
-        let _ = write!(out, "{}", s.t);
-        for x in s.q.iter().chain(&s.q_desired).chain(&s.v).chain(&s.tau) {
-            let _ = write!(out, ",{x}");
-        }
+        data.push(s.t);
+        data.extend(s.q.iter().chain(&s.q_desired).chain(&s.v).chain(&s.tau));
         let l = &s.lyapunov;
-        let _ = write!(
-            out,
-            ",{},{},{},{},{},{},{},{}",
+        data.extend([
             l.value,
             l.kinetic,
             l.parameter,
             l.e_norm,
             l.s_norm,
             s.skew_residual,
-            s.contacts,
-            s.contact_force
-        );
-        for x in &s.parameters {
-            let _ = write!(out, ",{x}");
-        }
+            s.contacts as f64,
+            s.contact_force,
+        ]);
+        data.extend(&s.parameters);
         if let Some(t) = &s.task {
             let x = t.orientation.iter().chain(&t.position);
             let xd = t.desired_orientation.iter().chain(&t.desired_position);
-            for v in x.chain(xd).chain(&t.error).chain(&t.sliding) {
-                let _ = write!(out, ",{v}");
-            }
-            let _ = write!(out, ",{},{}", t.manipulability, t.min_singular_value);
+            data.extend(x.chain(xd).chain(&t.error).chain(&t.sliding));
+            data.extend([t.manipulability, t.min_singular_value]);
         }
         if let Some(e) = &s.energy {
             let residual = e.residual(s.lyapunov.value - v0);
-            let _ = write!(
-                out,
-                ",{},{},{},{residual}",
-                e.supply, e.dissipation, e.mismatch
-            );
+            data.extend([e.supply, e.dissipation, e.mismatch, residual]);
         }
         if !first.pushes.is_empty() {
             let f = s.pushes.iter().fold([0.0; 3], |acc, p| {
                 [acc[0] + p.force.x, acc[1] + p.force.y, acc[2] + p.force.z]
             });
-            let _ = write!(out, ",{},{},{}", f[0], f[1], f[2]);
+            data.extend(f);
+        }
+    }
+    Series { columns, data }
+}
+
+/// `<variant>.csv`: the series with a header line.
+fn csv(result: &VariantResult) -> String {
+    let series = series(result);
+    if series.columns.is_empty() {
+        return String::new();
+    }
+    let mut out = series.columns.join(",");
+    out.push('\n');
+    for row in series.data.chunks(series.columns.len()) {
+        for (i, x) in row.iter().enumerate() {
+            let _ = write!(out, "{}{x}", if i == 0 { "" } else { "," });
         }
         out.push('\n');
     }

@@ -1,0 +1,38 @@
+//! `passivity_lab._core`: the Python binding of passivity-lab (PyO3).
+//!
+//! A thin layer: every number comes from the library's algorithms; this
+//! crate checks array shapes and dtypes (so that nothing panics across the
+//! FFI), converts between numpy arrays and slices, and turns the library's
+//! errors into `passivity_lab.Error` with their messages.
+
+mod arrays;
+mod data;
+mod dynamics;
+mod frames;
+mod model;
+mod scenario;
+
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    passivity_lab,
+    Error,
+    pyo3::exceptions::PyException,
+    "An error of passivity-lab (bad URDF, bad scenario, unusable factorization); the message is the command line's."
+);
+
+/// The library's error as `passivity_lab.Error`, with its message.
+pub(crate) fn error(e: impl std::fmt::Display) -> PyErr {
+    Error::new_err(e.to_string())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_class::<model::Model>()?;
+    m.add_class::<data::Data>()?;
+    m.add_class::<scenario::Scenario>()?;
+    dynamics::register(m)?;
+    frames::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! `Scenario`: load a scenario file (or the embedded default), set dotted
+//! keys as the `sweep` command does, run its variants headless and get each
+//! variant's recorded series (the columns of `<variant>.csv`) as a numpy
+//! array, with its summary (`summary.json`'s entry) as JSON text.
+
+use crate::error;
+use numpy::{PyArray1, PyArrayMethods};
+use passivity_lab::scenario::{
+    run_variant, series, summary, with_parameter, RunEstimate, Scenario as LibScenario,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::path::PathBuf;
+
+/// A checked scenario; `set` edits it, `run` runs it.
+#[pyclass(module = "passivity_lab")]
+pub struct Scenario {
+    inner: LibScenario,
+}
+
+/// A Python value as a TOML value: bool, int, float, str, and lists and
+/// dicts of them.
+fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
+    if x.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(x.extract()?));
+    }
+    if x.is_instance_of::<PyInt>() {
+        return Ok(toml::Value::Integer(x.extract()?));
+    }
+    if x.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(x.extract()?));
+    }
+    if x.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(x.extract()?));
+    }
+    if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
+        return x
+            .try_iter()?
+            .map(|item| toml_value(&item?, key))
+            .collect::<PyResult<Vec<_>>>()
+            .map(toml::Value::Array);
+    }
+    if let Ok(d) = x.cast::<PyDict>() {
+        let mut table = toml::Table::new();
+        for (k, v) in d.iter() {
+            table.insert(k.extract::<String>()?, toml_value(&v, key)?);
+        }
+        return Ok(toml::Value::Table(table));
+    }
+    // numpy scalars and other numbers
+    if let Ok(f) = x.extract::<f64>() {
+        return Ok(toml::Value::Float(f));
+    }
+    Err(PyValueError::new_err(format!(
+        "{key}: cannot write a {} as a TOML value (use bool, int, float, str, list or dict)",
+        x.get_type().name()?
+    )))
+}
+
+#[pymethods]
+impl Scenario {
+    /// Reads and checks a scenario file (TOML).
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        Ok(Scenario {
+            inner: LibScenario::load(&path).map_err(error)?,
+        })
+    }
+
+    /// The embedded default: the point-mass torsion experiment of seed 001.
+    #[staticmethod]
+    fn default() -> PyResult<Self> {
+        Ok(Scenario {
+            inner: LibScenario::embedded_default().map_err(error)?,
+        })
+    }
+
+    /// Checks scenario text; `path` names it in messages and anchors
+    /// relative paths (a URDF next to it).
+    #[staticmethod]
+    #[pyo3(signature = (text, path = "scenario.toml".into()))]
+    fn parse(text: &str, path: PathBuf) -> PyResult<Self> {
+        Ok(Scenario {
+            inner: LibScenario::parse(text, &path).map_err(error)?,
+        })
+    }
+
+    /// Sets the dotted `key` (e.g. `variants[1].factorization.beta`,
+    /// `estimate.scale`, `simulation.duration`) to a Python value and checks
+    /// the result, as `passivity-lab sweep --param KEY` does. On error the
+    /// scenario is unchanged.
+    fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = toml_value(value, key)?.to_string();
+        self.set_toml(key, &value)
+    }
+
+    /// `set` with the value as TOML text (`"2.5"`, `"[1.0, 2.0]"`, `"'classic'"`).
+    fn set_toml(&mut self, key: &str, value: &str) -> PyResult<()> {
+        let text = with_parameter(&self.inner, key, value).map_err(error)?;
+        self.inner = LibScenario::parse(&text, &self.inner.path).map_err(error)?;
+        Ok(())
+    }
+
+    /// A copy, to edit without changing this one.
+    fn copy(&self) -> Self {
+        Scenario {
+            inner: self.inner.clone(),
+        }
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.file.name
+    }
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.inner.path.clone()
+    }
+    /// The variants' names, in order.
+    #[getter]
+    fn variants(&self) -> Vec<String> {
+        self.inner
+            .file
+            .variants
+            .iter()
+            .map(|v| v.name.clone())
+            .collect()
+    }
+    /// The scenario with every default written out (`scenario.resolved.toml`).
+    #[getter]
+    fn resolved_toml(&self) -> String {
+        self.inner.resolved_toml()
+    }
+    /// What the URDF loader changed in the robot.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner
+            .warnings()
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
+    }
+
+    /// Runs every variant (or those named) one after the other with the
+    /// GIL released, as `passivity-lab run` does (refusing runs beyond its
+    /// ceiling unless `allow_long`), and returns `{variant: Run}` in the
+    /// scenario's order (`passivity_lab.Run`: the series, the summary, the
+    /// divergence).
+    #[pyo3(signature = (variants = None, allow_long = false))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        variants: Option<Vec<String>>,
+        allow_long: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut built = self.inner.variants().map_err(error)?;
+        if let Some(names) = &variants {
+            if let Some(unknown) = names.iter().find(|n| !built.iter().any(|v| &v.name == *n)) {
+                return Err(PyValueError::new_err(format!(
+                    "variants: the scenario has no variant '{unknown}' (it has: {})",
+                    self.variants().join(", ")
+                )));
+            }
+            built.retain(|v| names.contains(&v.name));
+        }
+        self.inner
+            .check_run_size(&RunEstimate::of_run(&built), allow_long)
+            .map_err(error)?;
+        let results = py.detach(|| {
+            built
+                .into_iter()
+                .map(|v| run_variant(v, &mut |_| {}))
+                .collect::<Vec<_>>()
+        });
+        let run_class = py.import("passivity_lab.runs")?.getattr("Run")?;
+        let out = PyDict::new(py);
+        for r in results {
+            let s = series(&r);
+            let (rows, cols) = (s.rows(), s.columns.len());
+            // The series' buffer becomes the array's: no copy.
+            let data = PyArray1::from_vec(py, s.data).reshape([rows, cols])?;
+            let run = run_class.call1((
+                &r.name,
+                s.columns,
+                data,
+                summary(&r).to_string(),
+                r.divergence.as_ref().map(|d| d.to_string()),
+            ))?;
+            out.set_item(&r.name, run)?;
+        }
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Scenario('{}', variants={:?})",
+            self.inner.file.name,
+            self.variants()
+        )
+    }
+}
