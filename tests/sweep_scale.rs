@@ -51,7 +51,10 @@ fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
     let dir = scratch("grid");
     let scenario = Scenario::load(point_mass(&dir, 0.2)).unwrap();
     let spec = SweepSpec::parse(
-        &strings(&["variants[1].factorization.beta=0,-2,-5", "controller.kd=1,2"]),
+        &strings(&[
+            "variants[1].factorization.beta=0,-2,-5",
+            "controller.kd=1,2",
+        ]),
         &[],
         None,
         0,
@@ -137,18 +140,29 @@ fn samples_are_reproducible_from_the_seed_and_within_bounds() {
     assert!((150..250).contains(&below), "{below}");
     let mean = n.iter().sum::<f64>() / n.len() as f64;
     let sd = (n.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n.len() as f64).sqrt();
-    assert!((mean - 2.0).abs() < 0.1 && (sd - 0.5).abs() < 0.08, "{mean} {sd}");
+    assert!(
+        (mean - 2.0).abs() < 0.1 && (sd - 0.5).abs() < 0.08,
+        "{mean} {sd}"
+    );
     // The same seed gives the same draws; each point alone too; another
     // seed others; every point has its own seed.
     assert_eq!(
         sample(&["estimate.scale=uniform(0.5,1.5)"], 400, 7).points()[17],
-        SweepSpec::parse(&[], &strings(&["estimate.scale=uniform(0.5,1.5)"]), Some(400), 7)
-            .unwrap()
-            .point(17)
+        SweepSpec::parse(
+            &[],
+            &strings(&["estimate.scale=uniform(0.5,1.5)"]),
+            Some(400),
+            7
+        )
+        .unwrap()
+        .point(17)
     );
     assert_eq!(numbers(&spec, 0), u);
     assert_eq!(spec.point(123), spec.points()[123]);
-    assert_ne!(numbers(&sample(&["estimate.scale=uniform(0.5,1.5)"], 400, 8), 0), u);
+    assert_ne!(
+        numbers(&sample(&["estimate.scale=uniform(0.5,1.5)"], 400, 8), 0),
+        u
+    );
     let mut seeds: Vec<u64> = spec.points().iter().map(|p| p.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
@@ -174,10 +188,18 @@ fn the_hash_is_fnv1a_and_shards_partition_the_runs() {
     for total in [0, 1, 7, 10, 33] {
         for n in 1..=5 {
             let mut all: Vec<usize> = (1..=n)
-                .flat_map(|k| Selection::shard(&format!("{k}/{n}")).unwrap().indices(total))
+                .flat_map(|k| {
+                    Selection::shard(&format!("{k}/{n}"))
+                        .unwrap()
+                        .indices(total)
+                })
                 .collect();
             all.sort_unstable();
-            assert_eq!(all, (0..total).collect::<Vec<_>>(), "{total} runs, {n} shards");
+            assert_eq!(
+                all,
+                (0..total).collect::<Vec<_>>(),
+                "{total} runs, {n} shards"
+            );
         }
     }
     for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
@@ -244,9 +266,15 @@ fn merged_shards_equal_the_unsharded_table_row_for_row() {
     let o = sweep(&scenario, &whole, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains("16/16 runs done") && err.contains("ETA"), "{err}");
+    assert!(
+        err.contains("16/16 runs done") && err.contains("ETA"),
+        "{err}"
+    );
     let json = read_json(&whole.join("sweep.json"));
-    assert_eq!((&json["complete"], &json["runs_total"]), (&true.into(), &16.into()));
+    assert_eq!(
+        (&json["complete"], &json["runs_total"]),
+        (&true.into(), &16.into())
+    );
     assert_eq!(json["keys"][2], "estimate.scale");
     let shards: Vec<PathBuf> = (1..=3).map(|k| dir.join(format!("shard{k}"))).collect();
     for (k, out) in shards.iter().enumerate() {
@@ -254,7 +282,10 @@ fn merged_shards_equal_the_unsharded_table_row_for_row() {
         assert!(o.status.success(), "{}", stderr(&o));
         let shard = read_json(&out.join("sweep.json"));
         assert_eq!(shard["selection"], format!("shard {}/3", k + 1));
-        assert_eq!((&shard["complete"], &shard["selection_complete"]), (&false.into(), &true.into()));
+        assert_eq!(
+            (&shard["complete"], &shard["selection_complete"]),
+            (&false.into(), &true.into())
+        );
         assert_eq!(shard["plan_hash"], json["plan_hash"]);
     }
     let merged = dir.join("merged");
@@ -274,15 +305,24 @@ fn merged_shards_equal_the_unsharded_table_row_for_row() {
     assert_eq!(csv_without_timing(&merged).len(), 17);
     assert_eq!(runs_without_timing(&merged), runs_without_timing(&whole));
     let m = read_json(&merged.join("sweep.json"));
-    assert_eq!((&m["complete"], &m["runs_missing"]), (&true.into(), &Value::Array(vec![])));
+    assert_eq!(
+        (&m["complete"], &m["runs_missing"]),
+        (&true.into(), &Value::Array(vec![]))
+    );
     // One run again, alone: its row, and its scenario to `run`.
     let one = dir.join("one");
     let o = sweep(&scenario, &one, &["--run-index", "5"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(runs_without_timing(&one), [runs_without_timing(&whole)[5].clone()]);
+    assert_eq!(
+        runs_without_timing(&one),
+        [runs_without_timing(&whole)[5].clone()]
+    );
     let resolved = std::fs::read_to_string(one.join("scenario.resolved.toml")).unwrap();
     let point = &json["runs"][5]["values"];
-    assert!(resolved.contains(&format!("scale = {}", point[2].as_str().unwrap())), "{resolved}");
+    assert!(
+        resolved.contains(&format!("scale = {}", point[2].as_str().unwrap())),
+        "{resolved}"
+    );
     assert!(resolved.contains("kd = 2"), "{resolved}");
 }
 
@@ -305,7 +345,10 @@ fn a_merge_with_a_shard_missing_names_the_missing_runs_and_is_incomplete() {
         merged.to_str().unwrap(),
     ]);
     let err = stderr(&o);
-    assert!(!o.status.success() && err.contains("5 of 16 runs missing") && err.contains("runs 1, 4, 7"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("5 of 16 runs missing") && err.contains("runs 1, 4, 7"),
+        "{err}"
+    );
     let m = read_json(&merged.join("sweep.json"));
     assert_eq!(m["complete"], false);
     assert_eq!(m["runs_missing"], serde_json::json!([1, 4, 7, 10, 13]));
@@ -325,7 +368,10 @@ fn a_merge_with_a_shard_missing_names_the_missing_runs_and_is_incomplete() {
         dir.join("refused").to_str().unwrap(),
     ]);
     let err = stderr(&o);
-    assert!(!o.status.success() && err.contains("different sweeps"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("different sweeps"),
+        "{err}"
+    );
     assert!(!dir.join("refused").exists());
     // The same run with another result is refused.
     let json = shards[0].join("sweep.json");
@@ -342,7 +388,10 @@ fn a_merge_with_a_shard_missing_names_the_missing_runs_and_is_incomplete() {
         dir.join("refused").to_str().unwrap(),
     ]);
     let err = stderr(&o);
-    assert!(!o.status.success() && err.contains("run 0 differs"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("run 0 differs"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -355,16 +404,40 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
     let cases: [(&[&str], &str); 12] = [
         (&["--grid", "controller.kdd=1,2"], "controller.kdd"),
         (&["--grid", "nothing.here=1"], "nothing.here"),
-        (&["--param", "estimate.scael", "--values=1"], "estimate.scael"),
+        (
+            &["--param", "estimate.scael", "--values=1"],
+            "estimate.scael",
+        ),
         (&["--grid", "controller.kd="], "controller.kd="),
         (&["--grid", "controller.kd=1,,2"], "value 2 is empty"),
-        (&["--sample", "estimate.scale=uniform(2,1)", "--samples", "3"], "LO < HI"),
-        (&["--sample", "estimate.scale=gauss(0,1)", "--samples", "3"], "gauss"),
-        (&["--sample", "estimate.scale=uniform(0.5,1.5)"], "--samples"),
-        (&["--grid", "controller.kd=1", "--shard", "0/3"], "--shard '0/3'"),
-        (&["--grid", "controller.kd=1", "--shard", "4/3"], "--shard '4/3'"),
-        (&["--grid", "controller.kd=1", "--shard", "1/0"], "--shard '1/0'"),
-        (&["--grid", "controller.kd=1", "--run-index", "2"], "--run-index"),
+        (
+            &["--sample", "estimate.scale=uniform(2,1)", "--samples", "3"],
+            "LO < HI",
+        ),
+        (
+            &["--sample", "estimate.scale=gauss(0,1)", "--samples", "3"],
+            "gauss",
+        ),
+        (
+            &["--sample", "estimate.scale=uniform(0.5,1.5)"],
+            "--samples",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "0/3"],
+            "--shard '0/3'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "4/3"],
+            "--shard '4/3'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "1/0"],
+            "--shard '1/0'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--run-index", "2"],
+            "--run-index",
+        ),
     ];
     for (args, named) in cases {
         let mut all = vec!["sweep", s];
@@ -372,7 +445,10 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
         all.extend(["--out", o]);
         let result = run(&all);
         let err = stderr(&result);
-        assert!(!result.status.success() && err.contains(named), "{args:?}: {err}");
+        assert!(
+            !result.status.success() && err.contains(named),
+            "{args:?}: {err}"
+        );
         assert!(!err.contains("runs done"), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} created the output folder");
     }
@@ -413,7 +489,10 @@ plots = false
         out.to_str().unwrap(),
     ]);
     let err = stderr(&o);
-    assert!(!o.status.success() && err.contains("1 of 2 runs diverged"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("1 of 2 runs diverged"),
+        "{err}"
+    );
     let json = read_json(&out.join("sweep.json"));
     assert_eq!(json["complete"], true);
     let status: Vec<&str> = json["runs"]
@@ -425,5 +504,8 @@ plots = false
     assert_eq!(status, ["finished", "diverged"]);
     assert!(json["runs"][1]["summary"]["divergence"].is_string());
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
-    assert!(csv.lines().nth(2).unwrap().contains(",diverged,1,1,"), "{csv}");
+    assert!(
+        csv.lines().nth(2).unwrap().contains(",diverged,1,1,"),
+        "{csv}"
+    );
 }

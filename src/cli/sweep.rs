@@ -29,7 +29,12 @@ pub struct Args {
     param: Option<String>,
     /// Comma-separated values of --param (TOML numbers, booleans or quoted
     /// strings), e.g. --values=0,-2.5,-5
-    #[arg(long, requires = "param", value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "param",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
     values: Vec<String>,
     /// A grid axis KEY=V1,V2,... (repeat for a Cartesian product), e.g.
     /// --grid 'factorization.beta=0,-2,-5' --grid 'controller.kd=5,10'.
@@ -95,11 +100,16 @@ fn spec(args: &Args) -> anyhow::Result<SweepSpec> {
         grid.push(format!("{key}={}", args.values.join(",")));
     }
     grid.extend(args.grid.iter().cloned());
-    Ok(SweepSpec::parse(&grid, &args.sample, args.samples, args.seed)?)
+    Ok(SweepSpec::parse(
+        &grid,
+        &args.sample,
+        args.samples,
+        args.seed,
+    )?)
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(SweepCommand::Merge(merge)) = args.command {
+pub fn run(mut args: Args) -> anyhow::Result<()> {
+    if let Some(SweepCommand::Merge(merge)) = args.command.take() {
         return sweep_merge::run(merge);
     }
     let Some(path) = args.scenario.clone() else {

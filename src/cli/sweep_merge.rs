@@ -41,8 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("{}: cannot read the shard's table", file.display()))?;
-        let json: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not JSON", file.display()))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
         tables.push((file.clone(), table_from_json(&json, &file)?));
     }
     let table = merge_tables(tables)?;

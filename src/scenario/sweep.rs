@@ -185,17 +185,21 @@ impl SweepPlan {
         let points = spec.points();
         // Each key alone first, so an unknown key is named on its own.
         for (k, key) in keys.iter().enumerate() {
-            let alone = SweepPoint {
-                values: vec![points[0].values[k].clone()],
-                seed: 0,
+            let unknown = |message: String| {
+                invalid(key, format!("not a key this scenario can set: {message}"))
             };
-            point_scenario(scenario, std::slice::from_ref(key), &alone).map_err(|e| match e {
-                ScenarioError::Invalid { message, .. } => invalid(
-                    key,
-                    format!("not a key this scenario can set: {message}"),
-                ),
-                other => other,
-            })?;
+            let value = std::slice::from_ref(&points[0].values[k]);
+            let text = with_parameters(scenario, std::slice::from_ref(key), value).map_err(
+                |e| match e {
+                    ScenarioError::Invalid { message, .. } => unknown(message),
+                    other => other,
+                },
+            )?;
+            if let Err(ScenarioError::Syntax { message, .. }) =
+                Scenario::parse(&text, &scenario.path)
+            {
+                return Err(unknown(message));
+            }
         }
         let mut runs = Vec::new();
         let mut point_hashes = Vec::with_capacity(points.len());
@@ -215,7 +219,11 @@ impl SweepPlan {
                 ));
             }
             point_hashes.push(stable_hash(&resolved_text(&s)));
-            runs.extend(built.into_iter().map(|variant| SweepRun { point: p, variant }));
+            runs.extend(
+                built
+                    .into_iter()
+                    .map(|variant| SweepRun { point: p, variant }),
+            );
         }
         let hash = stable_hash(&format!(
             "{}\n{}",
@@ -366,18 +374,25 @@ pub fn run_one(
             file: scenario.path.clone(),
             line: 1,
             key: "run index".into(),
-            message: format!("{index} is out of range: the sweep has {total} runs (0 to {})", total.saturating_sub(1)),
+            message: format!(
+                "{index} is out of range: the sweep has {total} runs (0 to {})",
+                total.saturating_sub(1)
+            ),
         });
     }
     let (p, v) = (index / variants, index % variants);
     let point = spec.point(p);
     let s = point_scenario(scenario, &spec.keys(), &point)?;
-    let variant = s.variants()?.into_iter().nth(v).ok_or_else(|| ScenarioError::Invalid {
-        file: scenario.path.clone(),
-        line: 1,
-        key: "variants".into(),
-        message: format!("point {p} has no variant {v}: a sweep must keep the variants"),
-    })?;
+    let variant = s
+        .variants()?
+        .into_iter()
+        .nth(v)
+        .ok_or_else(|| ScenarioError::Invalid {
+            file: scenario.path.clone(),
+            line: 1,
+            key: "variants".into(),
+            message: format!("point {p} has no variant {v}: a sweep must keep the variants"),
+        })?;
     let result = run_variant_until(variant, &mut |_| {}, stop);
     Ok(SweepRow {
         run: index,

@@ -32,10 +32,19 @@ pub struct SweepSpecError {
 /// A distribution a sampled key is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Distribution {
-    Uniform { low: f64, high: f64 },
-    Normal { mean: f64, sd: f64 },
+    Uniform {
+        low: f64,
+        high: f64,
+    },
+    Normal {
+        mean: f64,
+        sd: f64,
+    },
     /// exp(uniform(ln low, ln high)).
-    LogUniform { low: f64, high: f64 },
+    LogUniform {
+        low: f64,
+        high: f64,
+    },
 }
 
 /// One key and its values.
@@ -93,7 +102,10 @@ impl SweepSpec {
         seed: u64,
     ) -> Result<SweepSpec, SweepSpecError> {
         let mut spec = SweepSpec {
-            grid: grid.iter().map(|g| parse_grid(g)).collect::<Result<_, _>>()?,
+            grid: grid
+                .iter()
+                .map(|g| parse_grid(g))
+                .collect::<Result<_, _>>()?,
             sampled: sampled
                 .iter()
                 .map(|s| parse_sample(s))

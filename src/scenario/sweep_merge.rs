@@ -17,12 +17,18 @@ pub struct SweepMergeError {
 }
 
 /// Reads a table written by [`SweepTable::json`] (`file` names it in errors).
-pub fn table_from_json(json: &Value, file: &std::path::Path) -> Result<SweepTable, SweepMergeError> {
+pub fn table_from_json(
+    json: &Value,
+    file: &std::path::Path,
+) -> Result<SweepTable, SweepMergeError> {
     let error = |message: String| SweepMergeError {
         file: file.to_path_buf(),
         message,
     };
-    let field = |name: &str| json.get(name).ok_or_else(|| error(format!("no '{name}': not a sweep.json")));
+    let field = |name: &str| {
+        json.get(name)
+            .ok_or_else(|| error(format!("no '{name}': not a sweep.json")))
+    };
     let text = |name: &str| {
         field(name)?
             .as_str()
@@ -42,7 +48,9 @@ pub fn table_from_json(json: &Value, file: &std::path::Path) -> Result<SweepTabl
             .map(|x| x.as_str().map(str::to_string))
             .collect()
     };
-    let list = |name: &str| texts(field(name)?).ok_or_else(|| error(format!("'{name}' is not a list of text")));
+    let list = |name: &str| {
+        texts(field(name)?).ok_or_else(|| error(format!("'{name}' is not a list of text")))
+    };
     let points = field("points")?
         .as_array()
         .and_then(|p| p.iter().map(texts).collect::<Option<Vec<_>>>())
@@ -68,7 +76,11 @@ pub fn table_from_json(json: &Value, file: &std::path::Path) -> Result<SweepTabl
         rows,
         runs_total: count("runs_total")?,
     };
-    if let Some(r) = table.rows.iter().find(|r| r.run >= table.runs_total || r.point >= table.points.len()) {
+    if let Some(r) = table
+        .rows
+        .iter()
+        .find(|r| r.run >= table.runs_total || r.point >= table.points.len())
+    {
         return Err(error(format!(
             "run {} (point {}) is outside the plan's {} runs and {} points",
             r.run,

@@ -9,7 +9,10 @@ use super::sweep_grid::SweepSpecError;
 pub enum Selection {
     All,
     /// Shard `k` of `n`, 1-based: the runs `i` with `i % n == k - 1`.
-    Shard { k: usize, n: usize },
+    Shard {
+        k: usize,
+        n: usize,
+    },
     /// These runs (indices into the plan's runs).
     Runs(Vec<usize>),
 }

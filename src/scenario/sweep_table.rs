@@ -195,7 +195,13 @@ impl SweepTable {
         let numbers: Option<Vec<f64>> = self
             .points
             .iter()
-            .map(|p| p.first()?.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+            .map(|p| {
+                p.first()?
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+            })
             .collect();
         match numbers {
             Some(x) => (x, true),
