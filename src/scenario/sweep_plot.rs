@@ -31,14 +31,14 @@ pub fn write_sweep_plot(
                 .series(metric)
                 .into_iter()
                 .enumerate()
-                .map(|(i, (variant, others, points))| Line {
-                    label: if others.is_empty() {
-                        variant
+                .map(|(i, s)| Line {
+                    label: if s.others.is_empty() {
+                        s.variant
                     } else {
-                        format!("{variant}, {others}")
+                        format!("{}, {}", s.variant, s.others)
                     },
                     colour: colour(i),
-                    points,
+                    points: s.points,
                     dashed: false,
                 })
                 .collect();

@@ -127,6 +127,16 @@ const COLUMNS: [&str; 9] = [
     "interrupted",
 ];
 
+/// One line of a sweep's plot (see [`SweepTable::series`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub variant: String,
+    /// The other grid keys' values, `KEY=VALUE, ...` (empty for one key).
+    pub others: String,
+    /// (first key's value, metric), in increasing abscissa.
+    pub points: Vec<(f64, f64)>,
+}
+
 /// The results of a sweep (or of some of its runs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepTable {
@@ -225,20 +235,19 @@ impl SweepTable {
         let mut points: Vec<(f64, f64)> = self
             .series(name)
             .into_iter()
-            .filter(|(v, _, _)| v == variant)
-            .flat_map(|(_, _, points)| points)
+            .filter(|s| s.variant == variant)
+            .flat_map(|s| s.points)
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         points
     }
 
     /// The metric `name` against the first key, one series per variant and
-    /// per combination of the other grid keys' values: (variant, label of
-    /// the other grid values, points in increasing abscissa).
-    pub fn series(&self, name: &str) -> Vec<(String, String, Vec<(f64, f64)>)> {
+    /// per combination of the other grid keys' values.
+    pub fn series(&self, name: &str) -> Vec<Series> {
         let (x, _) = self.abscissae();
         let others = 1..self.grid_keys.max(1);
-        let mut out: Vec<(String, String, Vec<(f64, f64)>)> = Vec::new();
+        let mut out: Vec<Series> = Vec::new();
         for r in &self.rows {
             let (Some(&x), Some(y)) = (x.get(r.point), metric_value(&r.summary, name)) else {
                 continue;
@@ -250,14 +259,18 @@ impl SweepTable {
                 .join(", ");
             match out
                 .iter_mut()
-                .find(|(v, l, _)| *v == r.variant && *l == label)
+                .find(|s| s.variant == r.variant && s.others == label)
             {
-                Some((_, _, points)) => points.push((x, y)),
-                None => out.push((r.variant.clone(), label, vec![(x, y)])),
+                Some(s) => s.points.push((x, y)),
+                None => out.push(Series {
+                    variant: r.variant.clone(),
+                    others: label,
+                    points: vec![(x, y)],
+                }),
             }
         }
-        for (_, _, points) in &mut out {
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for s in &mut out {
+            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
         out
     }
