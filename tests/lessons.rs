@@ -4,7 +4,9 @@
 mod common;
 
 use common::repo_path;
-use passivity_lab::scenario::{lesson_chain, run_variant, Scenario, SweepPlan, DEFAULT_METRICS};
+use passivity_lab::scenario::{
+    lesson_chain, run_variant, Scenario, Selection, SweepPlan, DEFAULT_METRICS,
+};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -297,7 +299,7 @@ fn a_sweep_table_has_one_value_per_point_and_variant_and_its_plots() {
         "max_abs_q[2]".to_string(),
         "final_tracking_error".to_string(),
     ];
-    let written = table.write(&dir, &scenario, &metrics).unwrap();
+    let written = table.write(&dir, &metrics).unwrap();
     assert_eq!(written.len(), 4, "{written:?}");
     let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
     assert!(
@@ -316,8 +318,10 @@ fn a_sweep_table_has_one_value_per_point_and_variant_and_its_plots() {
     assert!(svg.contains("max_abs_q[2]") && svg.contains("torsion_beta_minus_5"));
     // With plots off, only the table.
     let off = quick_point_mass(&scratch("sweep-off"), false);
-    let written = table
-        .write(&scratch("sweep-off-out"), &off, &metrics)
+    let plan = SweepPlan::new(&off, "variants[1].factorization.beta", &values).unwrap();
+    let off_table = plan.table(table.rows.clone(), Selection::All);
+    let written = off_table
+        .write(&scratch("sweep-off-out"), &metrics)
         .unwrap();
     assert_eq!(written.len(), 2);
 }
@@ -333,6 +337,6 @@ fn cancelling_a_sweep_stops_it() {
     assert_eq!((table.rows.len(), table.finished()), (1, 1));
     assert_eq!(table.runs_total, 8);
     assert!(!table.complete());
-    let json = table.json(&scenario);
+    let json = table.json();
     assert_eq!(json["complete"], false);
 }

@@ -254,9 +254,9 @@ fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notice
         });
     let (_, numeric) = table.abscissae();
     let x_label = if numeric {
-        table.parameter.clone()
+        table.parameter().to_string()
     } else {
-        format!("{} (index of the value)", table.parameter)
+        format!("{} (index of the value)", table.parameter())
     };
     Plot::new("sweep curve")
         .height(220.0)
@@ -302,7 +302,7 @@ fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notice
             let written = crate::io::RunFolder::create(&dir, false, &[])
                 .map_err(|e| e.to_string())
                 .and_then(|folder| {
-                    let wrote = table.write(folder.path(), scenario, metrics);
+                    let wrote = table.write(folder.path(), metrics);
                     wrote.map_err(|e| e.to_string())?;
                     folder.commit(table.complete()).map_err(|e| e.to_string())
                 });

@@ -10,6 +10,7 @@ pub mod interrupt;
 mod run;
 mod selfcheck;
 mod sweep;
+mod sweep_merge;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
@@ -36,7 +37,8 @@ enum Command {
     /// Open the desktop app (the default command when built with the `gui`
     /// feature and a display is available).
     Gui(gui::Args),
-    /// Run a family of a scenario (one key over several values) in parallel.
+    /// Run a family of a scenario (a grid of keys' values, random samples) in
+    /// parallel, a shard of it, or merge the shards' tables.
     Sweep(sweep::Args),
     /// Check the dynamics core against the embedded Pinocchio reference data.
     Selfcheck,

@@ -16,8 +16,12 @@ mod runner;
 mod schema;
 mod spectra;
 mod spectrum_plot;
+mod stable_hash;
 mod sweep;
+mod sweep_grid;
+mod sweep_merge;
 mod sweep_plot;
+mod sweep_shard;
 mod sweep_table;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
@@ -29,8 +33,17 @@ pub use output::{run_complete, series, summary, write_results, Series};
 pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
 pub use spectra::{spectrum_summary, variant_spectra, VariantSpectra};
-pub use sweep::{with_parameter, SweepPlan, SweepRun};
-pub use sweep_table::{metric_names, metric_value, SweepRow, SweepTable, DEFAULT_METRICS};
+pub use stable_hash::stable_hash;
+pub use sweep::{run_one, with_parameters, SweepPlan, SweepRun};
+pub use sweep_grid::{
+    parse_grid, parse_sample, point_seed, Distribution, GridAxis, SampleAxis, SweepPoint,
+    SweepSpec, SweepSpecError,
+};
+pub use sweep_merge::{merge_tables, table_from_json, SweepMergeError};
+pub use sweep_shard::Selection;
+pub use sweep_table::{
+    metric_names, metric_value, Series, SweepRow, SweepTable, DEFAULT_METRICS, TIMING_COLUMNS,
+};
 
 use crate::algorithms::check_dynamics_size;
 use crate::control::stepped_target;

@@ -1,123 +1,266 @@
-//! A family of runs: one scenario key set to each of several values, every
-//! (value, variant) run in parallel, one summary row each. Nothing here
-//! prints: the command line and the app show the progress and the table.
+//! A family of runs: scenario keys set to the points of a [`SweepSpec`]
+//! (a grid, random samples, or one key over a list), every (point,
+//! variant) one run with one summary row. Nothing here prints: the command
+//! line and the app show the progress and the table.
+//!
+//! Runs are numbered: run `i` is point `i / V`, variant `i % V` (V
+//! variants). Each run is independent and its row holds all that rebuilds
+//! it: the values of every key, the variant, the point's seed and the
+//! [`stable_hash`] of the point's resolved scenario.
+//!
+//! The library API for running elsewhere (e.g. one Ray task per run):
+//! 1. driver: `SweepSpec::parse(grid, samples, n, seed)` (see
+//!    `sweep_grid`), then [`SweepPlan::build`]`(&Scenario::parse(text,
+//!    path)?, spec)`: every point checked before anything runs;
+//!    `plan.runs.len()` runs, `plan.hash` identifies the plan;
+//! 2. anywhere: [`run_one`]`(&scenario, &spec, i, &stop)` builds and runs
+//!    run `i` alone and returns its [`SweepRow`]; `row.to_json()` /
+//!    `SweepRow::from_json` carry it back;
+//! 3. driver: [`SweepPlan::table`]`(rows, Selection::All)` assembles the
+//!    table (missing runs stated, never complete with runs missing) and
+//!    `table.write(dir, metrics)` writes it.
 
 use super::output::summary;
+use super::stable_hash::stable_hash;
+use super::sweep_grid::{SweepPoint, SweepSpec};
+use super::sweep_shard::Selection;
 use super::sweep_table::{metric_names, SweepRow, SweepTable};
 use super::{run_variant_until, RunEstimate, Scenario, ScenarioError, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// Scenario text with the dotted `key` (e.g. `factorization.beta`,
-/// `variants[1].factorization.beta`, `estimate.scale`) set to `value`, a
-/// TOML value (`2.5`, `[1.0, 2.0]`, `"classic"`). Every table on the path
-/// must exist.
-pub fn with_parameter(
-    scenario: &Scenario,
-    key: &str,
-    value: &str,
-) -> Result<String, ScenarioError> {
-    let bad = |message: String| ScenarioError::Invalid {
-        file: scenario.path.clone(),
-        line: 1,
-        key: key.to_string(),
-        message,
-    };
-    let mut doc: toml::Table = toml::from_str(&scenario.text).map_err(|e| bad(e.to_string()))?;
+/// Sets the dotted `key` (e.g. `factorization.beta`,
+/// `variants[1].factorization.beta`) of `doc` to the TOML `value`. Tables
+/// missing on the path are created (a key the schema does not know is
+/// then refused by [`Scenario::parse`]); array elements must exist.
+fn set_key(doc: &mut toml::Table, key: &str, value: &str) -> Result<(), String> {
     let parsed: toml::Table = toml::from_str(&format!("x = {value}"))
-        .map_err(|_| bad(format!("'{value}' is not a TOML value")))?;
+        .map_err(|_| format!("'{value}' is not a TOML value"))?;
     let new = parsed["x"].clone();
     let segments: Vec<&str> = key.split('.').collect();
-    let mut table = &mut doc;
+    let mut table = doc;
     for (depth, seg) in segments.iter().enumerate() {
         let (name, index) = match seg.split_once('[') {
             Some((n, rest)) => (
                 n,
                 Some(
-                    rest.trim_end_matches(']')
-                        .parse::<usize>()
-                        .map_err(|_| bad(format!("bad index in '{seg}'")))?,
+                    rest.strip_suffix(']')
+                        .and_then(|i| i.parse::<usize>().ok())
+                        .ok_or_else(|| format!("bad index in '{seg}'"))?,
                 ),
             ),
             None => (*seg, None),
         };
+        if name.is_empty() {
+            return Err(format!("empty segment in '{key}'"));
+        }
         let last = depth + 1 == segments.len();
         if last && index.is_none() {
             table.insert(name.to_string(), new);
-            return toml::to_string(&doc).map_err(|e| bad(e.to_string()));
+            return Ok(());
         }
-        let entry = table
-            .get_mut(name)
-            .ok_or_else(|| bad(format!("the scenario has no '{name}' here")))?;
         let entry = match index {
-            Some(i) => entry
-                .as_array_mut()
+            Some(i) => table
+                .get_mut(name)
+                .and_then(|e| e.as_array_mut())
                 .and_then(|a| a.get_mut(i))
-                .ok_or_else(|| bad(format!("'{name}' has no element {i}")))?,
-            None => entry,
+                .ok_or_else(|| format!("the scenario has no '{name}[{i}]'"))?,
+            None => table
+                .entry(name)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new())),
         };
         if last {
             *entry = new;
-            return toml::to_string(&doc).map_err(|e| bad(e.to_string()));
+            return Ok(());
         }
         table = entry
             .as_table_mut()
-            .ok_or_else(|| bad(format!("'{seg}' is not a table")))?;
+            .ok_or_else(|| format!("'{seg}' is not a table"))?;
     }
-    Err(bad("empty key".into()))
+    Err("empty key".into())
 }
 
-/// One run of a sweep: a value of the key (its index in the plan's
-/// values) and one variant built with it.
+/// Scenario text with each of `keys` set to the TOML value at the same
+/// place in `values` (see `set_key`).
+pub fn with_parameters(
+    scenario: &Scenario,
+    keys: &[String],
+    values: &[String],
+) -> Result<String, ScenarioError> {
+    let bad = |key: &str, message: String| ScenarioError::Invalid {
+        file: scenario.path.clone(),
+        line: 1,
+        key: key.to_string(),
+        message,
+    };
+    let mut doc: toml::Table =
+        toml::from_str(&scenario.text).map_err(|e| bad("", e.to_string()))?;
+    for (key, value) in keys.iter().zip(values) {
+        set_key(&mut doc, key, value).map_err(|m| bad(key, m))?;
+    }
+    toml::to_string(&doc).map_err(|e| bad("", e.to_string()))
+}
+
+/// The scenario of `point`; an error names the keys and values set.
+fn point_scenario(
+    base: &Scenario,
+    keys: &[String],
+    point: &SweepPoint,
+) -> Result<Scenario, ScenarioError> {
+    let text = with_parameters(base, keys, &point.values)?;
+    Scenario::parse(&text, &base.path).map_err(|e| match e {
+        // The line of the rewritten text would mislead: name the keys.
+        ScenarioError::Syntax { message, .. } => ScenarioError::Invalid {
+            file: base.path.clone(),
+            line: 1,
+            key: keys
+                .iter()
+                .zip(&point.values)
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            message: format!("not accepted by the scenario: {message}"),
+        },
+        other => other,
+    })
+}
+
+/// The resolved text of a point's scenario that its hash is taken of:
+/// every default written out, paths as the file gives them (so the hash
+/// is the same wherever the repository lies).
+fn resolved_text(scenario: &Scenario) -> String {
+    toml::to_string(&scenario.file).unwrap_or_default()
+}
+
+/// One run of a sweep: its point and one variant built with it.
 #[derive(Clone, Debug)]
 pub struct SweepRun {
     pub point: usize,
     pub variant: Variant,
 }
 
-/// A sweep ready to run: the scenario with `parameter` set to each of
-/// `values`, every variant, built and checked before anything runs.
+/// A sweep ready to run: every point's scenario built and checked before
+/// anything runs.
 #[derive(Clone, Debug)]
 pub struct SweepPlan {
-    pub parameter: String,
-    pub values: Vec<String>,
+    pub spec: SweepSpec,
+    pub points: Vec<SweepPoint>,
+    /// [`stable_hash`] of each point's resolved scenario.
+    pub point_hashes: Vec<String>,
     /// The variants' names, in the scenario's order.
     pub variants: Vec<String>,
-    /// Every run, in (value, variant) order.
+    /// Every run, in (point, variant) order: run `i` is `runs[i]`.
     pub runs: Vec<SweepRun>,
+    /// [`stable_hash`] of the base scenario and the spec: shards of one
+    /// plan carry the same hash.
+    pub hash: String,
+    scenario_name: String,
+    plots: bool,
+    warnings: Vec<String>,
 }
 
 impl SweepPlan {
-    /// Builds every run of `scenario` with `key` set to each of `values`.
+    /// One key over `values` (the app's and `--param/--values`' form).
     pub fn new(scenario: &Scenario, key: &str, values: &[String]) -> Result<Self, ScenarioError> {
-        let mut runs = Vec::new();
-        let mut variants = Vec::new();
-        for (point, value) in values.iter().enumerate() {
-            let text = with_parameter(scenario, key, value)?;
-            let s = Scenario::parse(&text, &scenario.path)?;
-            let built = s.variants()?;
-            if point == 0 {
-                variants = built.iter().map(|v| v.name.clone()).collect();
-            }
-            runs.extend(built.into_iter().map(|variant| SweepRun { point, variant }));
+        SweepPlan::build(scenario, SweepSpec::one_key(key, values))
+    }
+
+    /// Builds and checks every run of `scenario` over the points of `spec`.
+    /// Refuses a spec without points, a key the scenario does not have
+    /// (named), and any point whose scenario is not valid.
+    pub fn build(scenario: &Scenario, spec: SweepSpec) -> Result<Self, ScenarioError> {
+        let keys = spec.keys();
+        let invalid = |key: &str, message: String| ScenarioError::Invalid {
+            file: scenario.path.clone(),
+            line: 1,
+            key: key.to_string(),
+            message,
+        };
+        if let Some(axis) = spec.grid.iter().find(|a| a.values.is_empty()) {
+            return Err(invalid(&axis.key, "no values to sweep over".into()));
         }
+        if keys.is_empty() {
+            return Err(invalid("", "nothing to sweep: no key given".into()));
+        }
+        let points = spec.points();
+        // Each key alone first, so an unknown key is named on its own.
+        for (k, key) in keys.iter().enumerate() {
+            let unknown = |message: String| {
+                invalid(key, format!("not a key this scenario can set: {message}"))
+            };
+            let value = std::slice::from_ref(&points[0].values[k]);
+            let text = with_parameters(scenario, std::slice::from_ref(key), value).map_err(
+                |e| match e {
+                    ScenarioError::Invalid { message, .. } => unknown(message),
+                    other => other,
+                },
+            )?;
+            if let Err(ScenarioError::Syntax { message, .. }) =
+                Scenario::parse(&text, &scenario.path)
+            {
+                return Err(unknown(message));
+            }
+        }
+        let mut runs = Vec::new();
+        let mut point_hashes = Vec::with_capacity(points.len());
+        let mut variants = Vec::new();
+        for (p, point) in points.iter().enumerate() {
+            let s = point_scenario(scenario, &keys, point)?;
+            let built = s.variants()?;
+            let names: Vec<String> = built.iter().map(|v| v.name.clone()).collect();
+            if p == 0 {
+                variants = names;
+            } else if names != variants {
+                return Err(invalid(
+                    &keys.join(", "),
+                    format!(
+                        "point {p} has the variants {names:?}, the first point {variants:?}: a sweep must keep the variants"
+                    ),
+                ));
+            }
+            point_hashes.push(stable_hash(&resolved_text(&s)));
+            runs.extend(
+                built
+                    .into_iter()
+                    .map(|variant| SweepRun { point: p, variant }),
+            );
+        }
+        let hash = stable_hash(&format!(
+            "{}\n{}",
+            resolved_text(scenario),
+            spec.canonical()
+        ));
         Ok(SweepPlan {
-            parameter: key.to_string(),
-            values: values.to_vec(),
+            scenario_name: scenario.file.name.clone(),
+            plots: scenario.file.output.plots,
+            warnings: scenario.warnings().iter().map(|w| w.to_string()).collect(),
+            spec,
+            points,
+            point_hashes,
             variants,
             runs,
+            hash,
         })
     }
 
-    /// The size of the whole sweep on `threads` threads.
+    /// The size of the runs `selection` picks on `threads` threads.
     pub fn estimate(&self, threads: usize) -> RunEstimate {
-        let variants: Vec<&Variant> = self.runs.iter().map(|r| &r.variant).collect();
+        self.estimate_of(&Selection::All, threads)
+    }
+
+    /// The size of the runs `selection` picks on `threads` threads.
+    pub fn estimate_of(&self, selection: &Selection, threads: usize) -> RunEstimate {
+        let variants: Vec<&Variant> = selection
+            .indices(self.runs.len())
+            .into_iter()
+            .map(|i| &self.runs[i].variant)
+            .collect();
         RunEstimate::of_sweep(&variants, threads)
     }
 
     /// The metrics the runs will report (see [`SweepTable::metric`]):
     /// the numbers of the summaries of one step of each variant at the
-    /// first value.
+    /// first point.
     pub fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
         for run in self.runs.iter().filter(|r| r.point == 0) {
@@ -133,17 +276,62 @@ impl SweepPlan {
         names
     }
 
-    /// Runs the sweep on `threads` threads; `progress(done, total)` is
-    /// called as runs finish (from the worker threads). Setting `stop` ends
-    /// the runs under way (their rows say so) and starts no more.
+    /// The row of run `index` from its summary.
+    fn row(&self, index: usize, variant: String, summary: serde_json::Value) -> SweepRow {
+        let point = self.runs[index].point;
+        SweepRow {
+            run: index,
+            point,
+            values: self.points[point].values.clone(),
+            variant,
+            seed: self.points[point].seed,
+            scenario_hash: self.point_hashes[point].clone(),
+            summary,
+        }
+    }
+
+    /// The table of `rows` (runs of this plan, any order, each once) for
+    /// the runs `selection` picks; runs without a row are missing.
+    pub fn table(&self, mut rows: Vec<SweepRow>, selection: Selection) -> SweepTable {
+        rows.sort_by_key(|r| r.run);
+        SweepTable {
+            scenario: self.scenario_name.clone(),
+            plots: self.plots,
+            warnings: self.warnings.clone(),
+            keys: self.spec.keys(),
+            grid_keys: self.spec.grid.len(),
+            points: self.points.iter().map(|p| p.values.clone()).collect(),
+            variants: self.variants.clone(),
+            plan_hash: self.hash.clone(),
+            selection,
+            rows,
+            runs_total: self.runs.len(),
+        }
+    }
+
+    /// Runs the whole sweep (see [`SweepPlan::run_selection`]).
     pub fn run(
         self,
         threads: usize,
         progress: &(dyn Fn(usize, usize) + Sync),
         stop: &AtomicBool,
     ) -> SweepTable {
-        let total = self.runs.len();
-        let mut queue: Vec<(usize, SweepRun)> = self.runs.into_iter().enumerate().collect();
+        self.run_selection(Selection::All, threads, progress, stop)
+    }
+
+    /// Runs the runs `selection` picks on `threads` threads;
+    /// `progress(done, total)` is called as runs finish (from the worker
+    /// threads). Setting `stop` ends the runs under way (their rows say
+    /// so) and starts no more.
+    pub fn run_selection(
+        self,
+        selection: Selection,
+        threads: usize,
+        progress: &(dyn Fn(usize, usize) + Sync),
+        stop: &AtomicBool,
+    ) -> SweepTable {
+        let mut queue = selection.indices(self.runs.len());
+        let total = queue.len();
         queue.reverse();
         let queue = Mutex::new(queue);
         let rows = Mutex::new(Vec::with_capacity(total));
@@ -153,32 +341,66 @@ impl SweepPlan {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let Some((i, SweepRun { point, variant })) =
-                        queue.lock().unwrap_or_else(|e| e.into_inner()).pop()
-                    else {
+                    let Some(i) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() else {
                         break;
                     };
-                    let result = run_variant_until(variant, &mut |_| {}, stop);
-                    let row = SweepRow {
-                        point,
-                        value: self.values[point].clone(),
-                        variant: result.name.clone(),
-                        summary: summary(&result),
-                    };
+                    let result = run_variant_until(self.runs[i].variant.clone(), &mut |_| {}, stop);
+                    let row = self.row(i, result.name.clone(), summary(&result));
                     let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
-                    rows.push((i, row));
+                    rows.push(row);
                     progress(rows.len(), total);
                 });
             }
         });
-        let mut rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
-        rows.sort_by_key(|(i, _)| *i);
-        SweepTable {
-            parameter: self.parameter,
-            values: self.values,
-            variants: self.variants,
-            rows: rows.into_iter().map(|(_, r)| r).collect(),
-            runs_total: total,
-        }
+        let rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.table(rows, selection)
     }
+}
+
+/// Builds and runs run `index` of the sweep of `scenario` over `spec`
+/// alone (without building the other points) and returns its row, the
+/// same as [`SweepPlan::run`] gives for it; for a worker of a plan the
+/// driver built and checked. `stop` as in [`SweepPlan::run`].
+pub fn run_one(
+    scenario: &Scenario,
+    spec: &SweepSpec,
+    index: usize,
+    stop: &AtomicBool,
+) -> Result<SweepRow, ScenarioError> {
+    let variants = scenario.file.variants.len().max(1);
+    let total = spec.len() * variants;
+    if index >= total {
+        return Err(ScenarioError::Invalid {
+            file: scenario.path.clone(),
+            line: 1,
+            key: "run index".into(),
+            message: format!(
+                "{index} is out of range: the sweep has {total} runs (0 to {})",
+                total.saturating_sub(1)
+            ),
+        });
+    }
+    let (p, v) = (index / variants, index % variants);
+    let point = spec.point(p);
+    let s = point_scenario(scenario, &spec.keys(), &point)?;
+    let variant = s
+        .variants()?
+        .into_iter()
+        .nth(v)
+        .ok_or_else(|| ScenarioError::Invalid {
+            file: scenario.path.clone(),
+            line: 1,
+            key: "variants".into(),
+            message: format!("point {p} has no variant {v}: a sweep must keep the variants"),
+        })?;
+    let result = run_variant_until(variant, &mut |_| {}, stop);
+    Ok(SweepRow {
+        run: index,
+        point: p,
+        seed: point.seed,
+        values: point.values,
+        variant: result.name.clone(),
+        scenario_hash: stable_hash(&resolved_text(&s)),
+        summary: summary(&result),
+    })
 }

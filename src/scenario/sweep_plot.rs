@@ -1,14 +1,15 @@
-//! The figure of a sweep: each metric against the swept value, one panel
-//! per metric, one line (with a marker per run) per variant.
+//! The figure of a sweep: each metric against the first key, one panel
+//! per metric, one line (with a marker per run) per variant and per
+//! combination of the other grid keys' values.
 
 use super::figure::write_figure;
 use super::plots::{colour, panel_with, Axes, Line};
 use super::sweep_table::SweepTable;
 use std::path::{Path, PathBuf};
 
-/// Writes `dir/sweep.png` and `dir/sweep.svg`: `metrics` of every variant
-/// of `table` against the swept value (or its index, when the values are
-/// not numbers).
+/// Writes `dir/sweep.png` and `dir/sweep.svg`: `metrics` of every series
+/// of `table` (see [`SweepTable::series`]) against the first key (or the
+/// point's index, when its values are not numbers).
 pub fn write_sweep_plot(
     dir: &Path,
     scenario_name: &str,
@@ -17,9 +18,9 @@ pub fn write_sweep_plot(
 ) -> std::io::Result<[PathBuf; 2]> {
     let (_, numeric) = table.abscissae();
     let x_label = if numeric {
-        table.parameter.clone()
+        table.parameter().to_string()
     } else {
-        format!("{} (index into the values)", table.parameter)
+        format!("{} (index of the point)", table.parameter())
     };
     write_figure(dir, "sweep", |root| {
         let n = metrics.len().max(1);
@@ -27,13 +28,17 @@ pub fn write_sweep_plot(
         let areas = root.split_evenly((n.div_ceil(cols), cols));
         for (metric, area) in metrics.iter().zip(&areas) {
             let lines: Vec<Line> = table
-                .variants
-                .iter()
+                .series(metric)
+                .into_iter()
                 .enumerate()
-                .map(|(i, variant)| Line {
-                    label: variant.clone(),
+                .map(|(i, s)| Line {
+                    label: if s.others.is_empty() {
+                        s.variant
+                    } else {
+                        format!("{}, {}", s.variant, s.others)
+                    },
                     colour: colour(i),
-                    points: table.curve(metric, variant),
+                    points: s.points,
                     dashed: false,
                 })
                 .collect();

@@ -1,24 +1,109 @@
-//! A sweep's results: one summary per (value, variant) run, its metrics by
-//! name (every number of the summary, e.g. `final_tracking_error`,
-//! `task.rms_position_error_m`, `max_abs_q[2]`), and the files
-//! `sweep.csv`, `sweep.json` and the plot of metrics against the value.
+//! A sweep's results: one row per run (its index, the values of every key,
+//! the variant, its seed, the hash of its resolved scenario and its
+//! summary), its metrics by name (every number of the summary, e.g.
+//! `final_tracking_error`, `task.rms_position_error_m`, `max_abs_q[2]`),
+//! which runs are missing, and the files `sweep.csv`, `sweep.json` and the
+//! plot of metrics against the first key.
 
 use super::sweep_plot::write_sweep_plot;
-use super::Scenario;
+use super::sweep_shard::Selection;
 use crate::io::write_atomically;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// One row of a sweep's table.
-#[derive(Clone, Debug)]
+/// One row of a sweep's table: one run.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SweepRow {
-    /// Index of the value in [`SweepTable::values`].
+    /// The run's index in the plan.
+    pub run: usize,
+    /// Index of its point in [`SweepTable::points`].
     pub point: usize,
-    pub value: String,
+    /// The value of every key ([`SweepTable::keys`]), as TOML values.
+    pub values: Vec<String>,
     pub variant: String,
+    /// The seed the point's samples were drawn from.
+    pub seed: u64,
+    /// The stable hash of the point's resolved scenario.
+    pub scenario_hash: String,
     /// The variant's summary (as in `summary.json`).
     pub summary: Value,
+}
+
+/// The summary's columns that measure the machine, not the run: they
+/// differ between two runs of the same row.
+pub const TIMING_COLUMNS: [&str; 2] = ["wall_time_s", "real_time_factor"];
+
+impl SweepRow {
+    /// `finished`, `diverged` or `interrupted`.
+    pub fn status(&self) -> &'static str {
+        if self.summary["interrupted"] == true {
+            "interrupted"
+        } else if self.summary["completed"] == true {
+            "finished"
+        } else {
+            "diverged"
+        }
+    }
+
+    /// Whether the run reached its end or diverged (was not stopped).
+    pub fn finished(&self) -> bool {
+        self.summary["interrupted"] == false
+    }
+
+    /// The row as JSON (one element of `sweep.json`'s `runs`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "run": self.run,
+            "point": self.point,
+            "values": self.values,
+            "variant": self.variant,
+            "seed": self.seed,
+            "scenario_hash": self.scenario_hash,
+            "status": self.status(),
+            "summary": self.summary,
+        })
+    }
+
+    /// Reads [`SweepRow::to_json`] back; the error names the missing field.
+    pub fn from_json(row: &Value) -> Result<SweepRow, String> {
+        let field = |name: &str| row.get(name).ok_or(format!("a run has no '{name}'"));
+        let index = |name: &str| {
+            field(name)?
+                .as_u64()
+                .ok_or(format!("a run's '{name}' is not a whole number"))
+        };
+        let text = |name: &str| {
+            field(name)?
+                .as_str()
+                .map(str::to_string)
+                .ok_or(format!("a run's '{name}' is not text"))
+        };
+        let values = field("values")?
+            .as_array()
+            .and_then(|v| v.iter().map(|x| x.as_str().map(str::to_string)).collect())
+            .ok_or("a run's 'values' is not a list of text")?;
+        Ok(SweepRow {
+            run: index("run")? as usize,
+            point: index("point")? as usize,
+            values,
+            variant: text("variant")?,
+            seed: index("seed")?,
+            scenario_hash: text("scenario_hash")?,
+            summary: field("summary")?.clone(),
+        })
+    }
+
+    /// The row without its timing columns (to compare two runs of it).
+    pub fn without_timing(&self) -> SweepRow {
+        let mut row = self.clone();
+        if let Some(summary) = row.summary.as_object_mut() {
+            for c in TIMING_COLUMNS {
+                summary.remove(c);
+            }
+        }
+        row
+    }
 }
 
 /// The metrics plotted when none are asked for.
@@ -29,7 +114,7 @@ pub const DEFAULT_METRICS: [&str; 4] = [
     "final_lyapunov",
 ];
 
-/// The columns of `sweep.csv` after the value and the variant.
+/// The columns of `sweep.csv` after the keys and the variant.
 const COLUMNS: [&str; 9] = [
     "completed",
     "final_tracking_error",
@@ -42,48 +127,99 @@ const COLUMNS: [&str; 9] = [
     "interrupted",
 ];
 
-/// The results of a sweep.
-#[derive(Clone, Debug)]
+/// One line of a sweep's plot (see [`SweepTable::series`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub variant: String,
+    /// The other grid keys' values, `KEY=VALUE, ...` (empty for one key).
+    pub others: String,
+    /// (first key's value, metric), in increasing abscissa.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The results of a sweep (or of some of its runs).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SweepTable {
-    /// The dotted key swept.
-    pub parameter: String,
-    pub values: Vec<String>,
+    /// The scenario's name.
+    pub scenario: String,
+    /// Whether the scenario writes plots.
+    pub plots: bool,
+    /// What the robot loader changed (as `warning:` lines).
+    pub warnings: Vec<String>,
+    /// The dotted keys swept: the grid's, then the sampled ones.
+    pub keys: Vec<String>,
+    /// How many of the first `keys` are grid keys.
+    pub grid_keys: usize,
+    /// The values of every key at each point.
+    pub points: Vec<Vec<String>>,
     pub variants: Vec<String>,
-    /// The rows of the runs that started, in (value, variant) order.
+    /// The hash of the plan the runs belong to.
+    pub plan_hash: String,
+    /// The runs this table is meant to hold.
+    pub selection: Selection,
+    /// The rows of the runs that started, in run order.
     pub rows: Vec<SweepRow>,
-    /// Runs planned (values x variants).
+    /// Runs of the whole plan (points x variants).
     pub runs_total: usize,
 }
 
 impl SweepTable {
-    /// Runs that reached their end (or diverged) without being stopped.
+    /// The first key: the plots' abscissa.
+    pub fn parameter(&self) -> &str {
+        self.keys.first().map_or("", String::as_str)
+    }
+
+    /// Rows of runs that reached their end (or diverged) without being stopped.
     pub fn finished(&self) -> usize {
-        self.rows
-            .iter()
-            .filter(|r| r.summary["interrupted"] == false)
-            .count()
+        self.rows.iter().filter(|r| r.finished()).count()
     }
 
-    /// Whether every planned run finished.
+    /// The selected runs without a finished row, in increasing order.
+    pub fn missing(&self) -> Vec<usize> {
+        let mut done = vec![false; self.runs_total];
+        for r in self.rows.iter().filter(|r| r.finished()) {
+            if let Some(d) = done.get_mut(r.run) {
+                *d = true;
+            }
+        }
+        let selected = self.selection.indices(self.runs_total);
+        selected.into_iter().filter(|&i| !done[i]).collect()
+    }
+
+    /// Whether every selected run finished.
+    pub fn selection_complete(&self) -> bool {
+        self.missing().is_empty()
+    }
+
+    /// Whether every run of the whole plan finished (never for a shard
+    /// of a larger plan).
     pub fn complete(&self) -> bool {
-        self.finished() == self.runs_total
+        self.selection.indices(self.runs_total).len() == self.runs_total
+            && self.selection_complete()
     }
 
-    /// The abscissa of each value: the value itself when every value is a
-    /// number, else its index (the second part says which).
+    /// The abscissa of each point: its value of the first key when every
+    /// point's is a number, else the point's index (the second part says
+    /// which).
     pub fn abscissae(&self) -> (Vec<f64>, bool) {
         let numbers: Option<Vec<f64>> = self
-            .values
+            .points
             .iter()
-            .map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+            .map(|p| {
+                p.first()?
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+            })
             .collect();
         match numbers {
             Some(x) => (x, true),
-            None => ((0..self.values.len()).map(|i| i as f64).collect(), false),
+            None => ((0..self.points.len()).map(|i| i as f64).collect(), false),
         }
     }
 
-    /// The metric `name` of the run at value `point` of `variant` (None if
+    /// The metric `name` of the run at `point` of `variant` (None if
     /// that run did not start or has no such number).
     pub fn metric(&self, point: usize, variant: &str, name: &str) -> Option<f64> {
         self.rows
@@ -92,21 +228,55 @@ impl SweepTable {
             .and_then(|r| metric_value(&r.summary, name))
     }
 
-    /// The metric `name` of `variant` against the swept value (see
-    /// [`SweepTable::abscissae`]), for the points that have it, in
+    /// The metric `name` of `variant` against the first key (see
+    /// [`SweepTable::abscissae`]), for the rows that have it, in
     /// increasing abscissa.
     pub fn curve(&self, name: &str, variant: &str) -> Vec<(f64, f64)> {
-        let (x, _) = self.abscissae();
-        let mut points: Vec<(f64, f64)> = x
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &x)| self.metric(i, variant, name).map(|y| (x, y)))
+        let mut points: Vec<(f64, f64)> = self
+            .series(name)
+            .into_iter()
+            .filter(|s| s.variant == variant)
+            .flat_map(|s| s.points)
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         points
     }
 
-    /// `sweep.csv`: the value, the variant, the usual columns and then the
+    /// The metric `name` against the first key, one series per variant and
+    /// per combination of the other grid keys' values.
+    pub fn series(&self, name: &str) -> Vec<Series> {
+        let (x, _) = self.abscissae();
+        let others = 1..self.grid_keys.max(1);
+        let mut out: Vec<Series> = Vec::new();
+        for r in &self.rows {
+            let (Some(&x), Some(y)) = (x.get(r.point), metric_value(&r.summary, name)) else {
+                continue;
+            };
+            let label = others
+                .clone()
+                .filter_map(|k| Some(format!("{}={}", self.keys.get(k)?, r.values.get(k)?)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            match out
+                .iter_mut()
+                .find(|s| s.variant == r.variant && s.others == label)
+            {
+                Some(s) => s.points.push((x, y)),
+                None => out.push(Series {
+                    variant: r.variant.clone(),
+                    others: label,
+                    points: vec![(x, y)],
+                }),
+            }
+        }
+        for s in &mut out {
+            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        out
+    }
+
+    /// `sweep.csv`: the keys' values, the variant, the usual columns, the
+    /// run's status, index, point, seed and scenario hash, and then the
     /// `extra` metrics not among them.
     pub fn csv(&self, extra: &[String]) -> String {
         let extra: Vec<&str> = extra
@@ -114,16 +284,36 @@ impl SweepTable {
             .map(String::as_str)
             .filter(|m| !COLUMNS.contains(m))
             .collect();
-        let mut csv = format!("{},variant,{}", self.parameter, COLUMNS.join(","));
+        let mut csv = String::new();
+        for key in &self.keys {
+            let _ = write!(csv, "{},", key.replace(',', ";"));
+        }
+        let _ = write!(
+            csv,
+            "variant,{},status,run,point,seed,scenario_hash",
+            COLUMNS.join(",")
+        );
         for m in &extra {
             let _ = write!(csv, ",{}", m.replace(',', ";"));
         }
         csv.push('\n');
         for r in &self.rows {
-            let _ = write!(csv, "{},{}", r.value.replace(',', ";"), r.variant);
+            for value in &r.values {
+                let _ = write!(csv, "{},", value.replace(',', ";"));
+            }
+            csv.push_str(&r.variant);
             for c in COLUMNS {
                 let _ = write!(csv, ",{}", r.summary[c]);
             }
+            let _ = write!(
+                csv,
+                ",{},{},{},{},{}",
+                r.status(),
+                r.run,
+                r.point,
+                r.seed,
+                r.scenario_hash
+            );
             for m in &extra {
                 match metric_value(&r.summary, m) {
                     Some(x) => {
@@ -137,41 +327,42 @@ impl SweepTable {
         csv
     }
 
-    /// `sweep.json`: whether the sweep is complete and every run's summary.
-    pub fn json(&self, scenario: &Scenario) -> Value {
-        let runs: Vec<Value> = self
-            .rows
-            .iter()
-            .map(|r| serde_json::json!({"value": r.value, "variant": r.variant, "summary": r.summary}))
-            .collect();
-        serde_json::json!({
-            "scenario": scenario.file.name,
-            "parameter": self.parameter,
+    /// `sweep.json`: the plan (keys, points, variants, hash), which runs
+    /// the table holds and which of them are missing, whether the whole
+    /// sweep is complete, and every row.
+    pub fn json(&self) -> Value {
+        json!({
+            "scenario": self.scenario,
+            "plots": self.plots,
+            "plan_hash": self.plan_hash,
+            "keys": self.keys,
+            "grid_keys": self.grid_keys,
+            "points": self.points,
+            "variants": self.variants,
+            "selection": self.selection.describe(),
             "complete": self.complete(),
-            "runs_finished": self.finished(),
+            "selection_complete": self.selection_complete(),
             "runs_total": self.runs_total,
-            "warnings": scenario.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-            "runs": runs,
+            "runs_selected": self.selection.indices(self.runs_total).len(),
+            "runs_finished": self.finished(),
+            "runs_missing": self.missing(),
+            "warnings": self.warnings,
+            "runs": self.rows.iter().map(SweepRow::to_json).collect::<Vec<_>>(),
         })
     }
 
     /// Writes `sweep.csv`, `sweep.json` and, when the scenario writes plots,
     /// `sweep.png` and `sweep.svg` (one panel per metric) into `dir`;
     /// returns the paths written.
-    pub fn write(
-        &self,
-        dir: &Path,
-        scenario: &Scenario,
-        metrics: &[String],
-    ) -> std::io::Result<Vec<PathBuf>> {
+    pub fn write(&self, dir: &Path, metrics: &[String]) -> std::io::Result<Vec<PathBuf>> {
         let csv = dir.join("sweep.csv");
         write_atomically(&csv, self.csv(metrics).as_bytes())?;
         let json = dir.join("sweep.json");
-        let text = serde_json::to_string_pretty(&self.json(scenario)).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&self.json()).unwrap_or_default();
         write_atomically(&json, text.as_bytes())?;
         let mut out = vec![csv, json];
-        if scenario.file.output.plots {
-            out.extend(write_sweep_plot(dir, &scenario.file.name, self, metrics)?);
+        if self.plots {
+            out.extend(write_sweep_plot(dir, &self.scenario, self, metrics)?);
         }
         Ok(out)
     }

@@ -1,0 +1,153 @@
+//! Joining the tables of one sweep's shards (or of any runs of it): the
+//! tables must carry the same plan hash; a run present in two tables must
+//! agree in every column but the timing ones; the joined table selects
+//! every run of the plan and states which are missing.
+
+use super::sweep_shard::Selection;
+use super::sweep_table::{SweepRow, SweepTable};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Why tables cannot be read or joined; names the file and the problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct SweepMergeError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+/// Reads a table written by [`SweepTable::json`] (`file` names it in errors).
+pub fn table_from_json(
+    json: &Value,
+    file: &std::path::Path,
+) -> Result<SweepTable, SweepMergeError> {
+    let error = |message: String| SweepMergeError {
+        file: file.to_path_buf(),
+        message,
+    };
+    let field = |name: &str| {
+        json.get(name)
+            .ok_or_else(|| error(format!("no '{name}': not a sweep.json")))
+    };
+    let text = |name: &str| {
+        field(name)?
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| error(format!("'{name}' is not text")))
+    };
+    let count = |name: &str| {
+        field(name)?
+            .as_u64()
+            .map(|n| n as usize)
+            .ok_or_else(|| error(format!("'{name}' is not a whole number")))
+    };
+    let texts = |value: &Value| -> Option<Vec<String>> {
+        value
+            .as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let list = |name: &str| {
+        texts(field(name)?).ok_or_else(|| error(format!("'{name}' is not a list of text")))
+    };
+    let points = field("points")?
+        .as_array()
+        .and_then(|p| p.iter().map(texts).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| error("'points' is not a list of lists of text".into()))?;
+    let selection = Selection::parse(&text("selection")?)
+        .ok_or_else(|| error("'selection' is not all, shard K/N or runs I,J".into()))?;
+    let rows = field("runs")?
+        .as_array()
+        .ok_or_else(|| error("'runs' is not a list".into()))?
+        .iter()
+        .map(|r| SweepRow::from_json(r).map_err(&error))
+        .collect::<Result<Vec<_>, _>>()?;
+    let table = SweepTable {
+        scenario: text("scenario")?,
+        plots: field("plots")?.as_bool().unwrap_or(false),
+        warnings: list("warnings")?,
+        keys: list("keys")?,
+        grid_keys: count("grid_keys")?,
+        points,
+        variants: list("variants")?,
+        plan_hash: text("plan_hash")?,
+        selection,
+        rows,
+        runs_total: count("runs_total")?,
+    };
+    if let Some(r) = table
+        .rows
+        .iter()
+        .find(|r| r.run >= table.runs_total || r.point >= table.points.len())
+    {
+        return Err(error(format!(
+            "run {} (point {}) is outside the plan's {} runs and {} points",
+            r.run,
+            r.point,
+            table.runs_total,
+            table.points.len()
+        )));
+    }
+    Ok(table)
+}
+
+/// Joins `tables` (each with the file it came from) into one table of the
+/// whole plan. Refuses tables of different plans, and a run two tables
+/// hold with different results (timing aside); a finished row wins over
+/// an interrupted one of the same run.
+pub fn merge_tables(tables: Vec<(PathBuf, SweepTable)>) -> Result<SweepTable, SweepMergeError> {
+    let mut tables = tables.into_iter();
+    let Some((first_file, mut merged)) = tables.next() else {
+        return Err(SweepMergeError {
+            file: PathBuf::from("sweep merge"),
+            message: "no tables to merge".into(),
+        });
+    };
+    let mut rows: Vec<Option<SweepRow>> = vec![None; merged.runs_total];
+    let mut origin: Vec<PathBuf> = vec![PathBuf::new(); merged.runs_total];
+    let mut add = |file: &PathBuf, table_rows: Vec<SweepRow>| -> Result<(), SweepMergeError> {
+        for row in table_rows {
+            let i = row.run;
+            match &rows[i] {
+                Some(old) if old.finished() && row.finished() => {
+                    if old.without_timing() != row.without_timing() {
+                        return Err(SweepMergeError {
+                            file: file.clone(),
+                            message: format!(
+                                "run {i} differs from the one in {} (timing aside): these are not the same runs",
+                                origin[i].display()
+                            ),
+                        });
+                    }
+                }
+                Some(old) if old.finished() => {}
+                _ => {
+                    rows[i] = Some(row);
+                    origin[i] = file.clone();
+                }
+            }
+        }
+        Ok(())
+    };
+    add(&first_file, std::mem::take(&mut merged.rows))?;
+    for (file, table) in tables {
+        if table.plan_hash != merged.plan_hash || table.runs_total != merged.runs_total {
+            return Err(SweepMergeError {
+                file,
+                message: format!(
+                    "plan {} ({} runs) is not the plan of {} ({} runs, {}): tables of different sweeps",
+                    table.plan_hash,
+                    table.runs_total,
+                    first_file.display(),
+                    merged.runs_total,
+                    merged.plan_hash
+                ),
+            });
+        }
+        add(&file, table.rows)?;
+    }
+    merged.rows = rows.into_iter().flatten().collect();
+    merged.selection = Selection::All;
+    Ok(merged)
+}

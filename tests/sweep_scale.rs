@@ -1,0 +1,511 @@
+//! Sweeps that scale (issue 16): grids over several keys, seeded samples,
+//! rows that rebuild their run, shards and their merge, and bad input
+//! refused before anything runs.
+
+mod common;
+
+use common::run;
+use passivity_lab::scenario::{
+    run_one, stable_hash, Scenario, Selection, SweepPlan, SweepSpec, TIMING_COLUMNS,
+};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::atomic::AtomicBool;
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "passivity-lab-sweep-scale-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The paper's point mass (C* and beta = -5), cut to `duration` seconds,
+/// without plots, written into `dir`.
+fn point_mass(dir: &Path, duration: f64) -> PathBuf {
+    let text = passivity_lab::scenario::DEFAULT_SCENARIO
+        .replace("duration = 10.0", &format!("duration = {duration}"));
+    let path = dir.join("pm.toml");
+    std::fs::write(&path, format!("{text}\n[output]\nplots = false\n")).unwrap();
+    path
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
+    let dir = scratch("grid");
+    let scenario = Scenario::load(point_mass(&dir, 0.2)).unwrap();
+    let spec = SweepSpec::parse(
+        &strings(&[
+            "variants[1].factorization.beta=0,-2,-5",
+            "controller.kd=1,2",
+        ]),
+        &[],
+        None,
+        0,
+    )
+    .unwrap();
+    assert_eq!(spec.len(), 6);
+    let plan = SweepPlan::build(&scenario, spec.clone()).unwrap();
+    assert_eq!(plan.runs.len(), 12);
+    let values: Vec<Vec<String>> = plan.points.iter().map(|p| p.values.clone()).collect();
+    assert_eq!(
+        values,
+        [
+            ["0", "1"],
+            ["0", "2"],
+            ["-2", "1"],
+            ["-2", "2"],
+            ["-5", "1"],
+            ["-5", "2"]
+        ]
+        .map(|p| strings(&p))
+    );
+    let table = plan.clone().run(2, &|_, _| {}, &AtomicBool::new(false));
+    assert!(table.complete() && table.missing().is_empty());
+    assert_eq!(table.rows.len(), 12);
+    for (i, row) in table.rows.iter().enumerate() {
+        assert_eq!((row.run, row.point), (i, i / 2));
+        assert_eq!(row.values, values[i / 2]);
+        assert_eq!(row.variant, ["c_star", "torsion_beta_minus_5"][i % 2]);
+        assert_eq!(row.status(), "finished");
+    }
+    // The points' scenarios differ, so do their hashes; C* does not feel beta.
+    assert_ne!(table.rows[0].scenario_hash, table.rows[2].scenario_hash);
+    assert_eq!(
+        table.metric(0, "c_star", "final_tracking_error"),
+        table.metric(4, "c_star", "final_tracking_error")
+    );
+    assert_ne!(
+        table.metric(0, "torsion_beta_minus_5", "max_abs_q[2]"),
+        table.metric(4, "torsion_beta_minus_5", "max_abs_q[2]")
+    );
+    // One run alone, from the scenario and the spec only, gives its row.
+    let alone = run_one(&scenario, &spec, 9, &AtomicBool::new(false)).unwrap();
+    assert_eq!(alone.without_timing(), table.rows[9].without_timing());
+    let back = passivity_lab::scenario::SweepRow::from_json(&alone.to_json()).unwrap();
+    assert_eq!(back, alone);
+    assert!(run_one(&scenario, &spec, 12, &AtomicBool::new(false))
+        .unwrap_err()
+        .to_string()
+        .contains("out of range"));
+    // The plan's hash is a function of the scenario and the spec.
+    let again = SweepPlan::build(&scenario, spec.clone()).unwrap();
+    assert_eq!(again.hash, plan.hash);
+    let other = SweepSpec::parse(&strings(&["controller.kd=1,2"]), &[], None, 0).unwrap();
+    assert_ne!(SweepPlan::build(&scenario, other).unwrap().hash, plan.hash);
+}
+
+#[test]
+fn samples_are_reproducible_from_the_seed_and_within_bounds() {
+    let sample = |spec: &[&str], n: usize, seed: u64| {
+        SweepSpec::parse(&[], &strings(spec), Some(n), seed).unwrap()
+    };
+    let numbers = |spec: &SweepSpec, k: usize| -> Vec<f64> {
+        spec.points()
+            .iter()
+            .map(|p| p.values[k].parse().unwrap())
+            .collect()
+    };
+    let spec = sample(
+        &[
+            "estimate.scale=uniform(0.5,1.5)",
+            "controller.kd=loguniform(0.1,10)",
+            "controller.lambda=normal(2,0.5)",
+        ],
+        400,
+        7,
+    );
+    let (u, l, n) = (numbers(&spec, 0), numbers(&spec, 1), numbers(&spec, 2));
+    assert!(u.iter().all(|x| (0.5..1.5).contains(x)), "{u:?}");
+    assert!(l.iter().all(|x| (0.1..=10.0).contains(x)), "{l:?}");
+    // Spread over the range, and log-uniform: half the draws below 1.
+    assert!(u.iter().any(|&x| x < 0.6) && u.iter().any(|&x| x > 1.4));
+    let below = l.iter().filter(|&&x| x < 1.0).count();
+    assert!((150..250).contains(&below), "{below}");
+    let mean = n.iter().sum::<f64>() / n.len() as f64;
+    let sd = (n.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n.len() as f64).sqrt();
+    assert!(
+        (mean - 2.0).abs() < 0.1 && (sd - 0.5).abs() < 0.08,
+        "{mean} {sd}"
+    );
+    // The same seed gives the same draws; each point alone too; another
+    // seed others; every point has its own seed.
+    assert_eq!(
+        sample(&["estimate.scale=uniform(0.5,1.5)"], 400, 7).points()[17],
+        SweepSpec::parse(
+            &[],
+            &strings(&["estimate.scale=uniform(0.5,1.5)"]),
+            Some(400),
+            7
+        )
+        .unwrap()
+        .point(17)
+    );
+    assert_eq!(numbers(&spec, 0), u);
+    assert_eq!(spec.point(123), spec.points()[123]);
+    assert_ne!(
+        numbers(&sample(&["estimate.scale=uniform(0.5,1.5)"], 400, 8), 0),
+        u
+    );
+    let mut seeds: Vec<u64> = spec.points().iter().map(|p| p.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), 400);
+    // Grid x samples: every grid point gets its draws.
+    let both = SweepSpec::parse(
+        &strings(&["controller.kd=1,2"]),
+        &strings(&["estimate.scale=uniform(0.5,1.5)"]),
+        Some(3),
+        7,
+    )
+    .unwrap();
+    let kd: Vec<String> = both.points().iter().map(|p| p.values[0].clone()).collect();
+    assert_eq!(kd, strings(&["1", "1", "1", "2", "2", "2"]));
+}
+
+#[test]
+fn the_hash_is_fnv1a_and_shards_partition_the_runs() {
+    // Published FNV-1a 64-bit test vectors.
+    assert_eq!(stable_hash(""), "cbf29ce484222325");
+    assert_eq!(stable_hash("a"), "af63dc4c8601ec8c");
+    assert_eq!(stable_hash("foobar"), "85944171f73967e8");
+    for total in [0, 1, 7, 10, 33] {
+        for n in 1..=5 {
+            let mut all: Vec<usize> = (1..=n)
+                .flat_map(|k| {
+                    Selection::shard(&format!("{k}/{n}"))
+                        .unwrap()
+                        .indices(total)
+                })
+                .collect();
+            all.sort_unstable();
+            assert_eq!(
+                all,
+                (0..total).collect::<Vec<_>>(),
+                "{total} runs, {n} shards"
+            );
+        }
+    }
+    for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
+        let e = Selection::shard(bad).unwrap_err().to_string();
+        assert!(e.contains("--shard") && e.contains(bad), "{e}");
+    }
+}
+
+/// sweep.csv without the timing columns.
+fn csv_without_timing(dir: &Path) -> Vec<Vec<String>> {
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !TIMING_COLUMNS.contains(&header[i]))
+        .collect();
+    std::iter::once(header.join(","))
+        .chain(lines.map(String::from))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            keep.iter().map(|&i| cells[i].to_string()).collect()
+        })
+        .collect()
+}
+
+/// sweep.json's runs without the timing numbers.
+fn runs_without_timing(dir: &Path) -> Vec<Value> {
+    let mut json = read_json(&dir.join("sweep.json"));
+    let mut runs = json["runs"].as_array_mut().unwrap().clone();
+    for r in &mut runs {
+        for c in TIMING_COLUMNS {
+            r["summary"].as_object_mut().unwrap().remove(c);
+        }
+    }
+    runs
+}
+
+const GRID: [&str; 10] = [
+    "--grid",
+    "variants[1].factorization.beta=0,-5",
+    "--grid",
+    "controller.kd=1,2",
+    "--sample",
+    "estimate.scale=uniform(0.8,1.2)",
+    "--samples",
+    "2",
+    "--seed",
+    "7",
+];
+
+fn sweep(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["sweep", scenario.to_str().unwrap()];
+    args.extend(GRID);
+    args.extend(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    run(&args)
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_table_row_for_row() {
+    let dir = scratch("merge");
+    let scenario = point_mass(&dir, 0.3);
+    let whole = dir.join("whole");
+    let o = sweep(&scenario, &whole, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("16/16 runs done") && err.contains("ETA"),
+        "{err}"
+    );
+    let json = read_json(&whole.join("sweep.json"));
+    assert_eq!(
+        (&json["complete"], &json["runs_total"]),
+        (&true.into(), &16.into())
+    );
+    assert_eq!(json["keys"][2], "estimate.scale");
+    let shards: Vec<PathBuf> = (1..=3).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let o = sweep(&scenario, out, &["--shard", &format!("{}/3", k + 1)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let shard = read_json(&out.join("sweep.json"));
+        assert_eq!(shard["selection"], format!("shard {}/3", k + 1));
+        assert_eq!(
+            (&shard["complete"], &shard["selection_complete"]),
+            (&false.into(), &true.into())
+        );
+        assert_eq!(shard["plan_hash"], json["plan_hash"]);
+    }
+    let merged = dir.join("merged");
+    // Given in any order, and one shard twice: the same table.
+    let o = run(&[
+        "sweep",
+        "merge",
+        shards[2].to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        shards[0].join("sweep.json").to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(csv_without_timing(&merged), csv_without_timing(&whole));
+    assert_eq!(csv_without_timing(&merged).len(), 17);
+    assert_eq!(runs_without_timing(&merged), runs_without_timing(&whole));
+    let m = read_json(&merged.join("sweep.json"));
+    assert_eq!(
+        (&m["complete"], &m["runs_missing"]),
+        (&true.into(), &Value::Array(vec![]))
+    );
+    // One run again, alone: its row, and its scenario to `run`.
+    let one = dir.join("one");
+    let o = sweep(&scenario, &one, &["--run-index", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        runs_without_timing(&one),
+        [runs_without_timing(&whole)[5].clone()]
+    );
+    let resolved = std::fs::read_to_string(one.join("scenario.resolved.toml")).unwrap();
+    let point = &json["runs"][5]["values"];
+    assert!(
+        resolved.contains(&format!("scale = {}", point[2].as_str().unwrap())),
+        "{resolved}"
+    );
+    assert!(resolved.contains("kd = 2"), "{resolved}");
+}
+
+#[test]
+fn a_merge_with_a_shard_missing_names_the_missing_runs_and_is_incomplete() {
+    let dir = scratch("missing");
+    let scenario = point_mass(&dir, 0.2);
+    let shards: Vec<PathBuf> = (1..=3).map(|k| dir.join(format!("shard{k}"))).collect();
+    for k in [0, 2] {
+        let o = sweep(&scenario, &shards[k], &["--shard", &format!("{}/3", k + 1)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let merged = dir.join("merged");
+    let o = run(&[
+        "sweep",
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[2].to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("5 of 16 runs missing") && err.contains("runs 1, 4, 7"),
+        "{err}"
+    );
+    let m = read_json(&merged.join("sweep.json"));
+    assert_eq!(m["complete"], false);
+    assert_eq!(m["runs_missing"], serde_json::json!([1, 4, 7, 10, 13]));
+    assert_eq!(read_json(&merged.join("manifest.json"))["complete"], false);
+    // A table of another plan (another seed) is refused.
+    let other = dir.join("other");
+    let mut args = vec!["sweep", scenario.to_str().unwrap()];
+    args.extend(&GRID[..9]);
+    args.extend(["8", "--shard", "2/3", "--out", other.to_str().unwrap()]);
+    assert!(run(&args).status.success());
+    let o = run(&[
+        "sweep",
+        "merge",
+        shards[0].to_str().unwrap(),
+        other.to_str().unwrap(),
+        "--out",
+        dir.join("refused").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("different sweeps"),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
+    // The same run with another result is refused.
+    let json = shards[0].join("sweep.json");
+    let mut forged = read_json(&json);
+    forged["runs"][0]["summary"]["final_tracking_error"] = 123.0.into();
+    let copy = dir.join("forged.json");
+    std::fs::write(&copy, forged.to_string()).unwrap();
+    let o = run(&[
+        "sweep",
+        "merge",
+        json.to_str().unwrap(),
+        copy.to_str().unwrap(),
+        "--out",
+        dir.join("refused").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("run 0 differs"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_before_any_run_naming_the_argument() {
+    let dir = scratch("bad");
+    let scenario = point_mass(&dir, 0.2);
+    let s = scenario.to_str().unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let cases: [(&[&str], &str); 12] = [
+        (&["--grid", "controller.kdd=1,2"], "controller.kdd"),
+        (&["--grid", "nothing.here=1"], "nothing.here"),
+        (
+            &["--param", "estimate.scael", "--values=1"],
+            "estimate.scael",
+        ),
+        (&["--grid", "controller.kd="], "controller.kd="),
+        (&["--grid", "controller.kd=1,,2"], "value 2 is empty"),
+        (
+            &["--sample", "estimate.scale=uniform(2,1)", "--samples", "3"],
+            "LO < HI",
+        ),
+        (
+            &["--sample", "estimate.scale=gauss(0,1)", "--samples", "3"],
+            "gauss",
+        ),
+        (
+            &["--sample", "estimate.scale=uniform(0.5,1.5)"],
+            "--samples",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "0/3"],
+            "--shard '0/3'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "4/3"],
+            "--shard '4/3'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--shard", "1/0"],
+            "--shard '1/0'",
+        ),
+        (
+            &["--grid", "controller.kd=1", "--run-index", "2"],
+            "--run-index",
+        ),
+    ];
+    for (args, named) in cases {
+        let mut all = vec!["sweep", s];
+        all.extend(args);
+        all.extend(["--out", o]);
+        let result = run(&all);
+        let err = stderr(&result);
+        assert!(
+            !result.status.success() && err.contains(named),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("runs done"), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?} created the output folder");
+    }
+}
+
+#[test]
+fn a_diverging_run_is_a_row_marked_diverged() {
+    let dir = scratch("diverge");
+    let scenario = dir.join("stiff.toml");
+    std::fs::write(
+        &scenario,
+        r#"name = "stiff"
+[robot]
+builtin = "point_mass"
+gravity = [0.0, 0.0, 0.0]
+[controller]
+kind = "pd_plus"
+kp = 10.0
+kd = 5.0
+[reference]
+kind = "hold"
+q = [0.1, 0.0, 0.0]
+[simulation]
+duration = 1.0
+step = 0.01
+[output]
+plots = false
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--grid",
+        "controller.kp=10,1e12",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("1 of 2 runs diverged"),
+        "{err}"
+    );
+    let json = read_json(&out.join("sweep.json"));
+    assert_eq!(json["complete"], true);
+    let status: Vec<&str> = json["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(status, ["finished", "diverged"]);
+    assert!(json["runs"][1]["summary"]["divergence"].is_string());
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(
+        csv.lines().nth(2).unwrap().contains(",diverged,1,1,"),
+        "{csv}"
+    );
+}
