@@ -6,7 +6,7 @@
 use crate::error;
 use numpy::{PyArray1, PyArrayMethods};
 use passivity_lab::scenario::{
-    run_variant, series, summary, with_parameter, RunEstimate, Scenario as LibScenario,
+    run_variant, series, summary, with_parameters, RunEstimate, Scenario as LibScenario,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -97,7 +97,8 @@ impl Scenario {
 
     /// `set` with the value as TOML text (`"2.5"`, `"[1.0, 2.0]"`, `"'classic'"`).
     fn set_toml(&mut self, key: &str, value: &str) -> PyResult<()> {
-        let text = with_parameter(&self.inner, key, value).map_err(error)?;
+        let text = with_parameters(&self.inner, &[key.to_string()], &[value.to_string()])
+            .map_err(error)?;
         self.inner = LibScenario::parse(&text, &self.inner.path).map_err(error)?;
         Ok(())
     }

@@ -42,7 +42,7 @@ pub use sweep_grid::{
 pub use sweep_merge::{merge_tables, table_from_json, SweepMergeError};
 pub use sweep_shard::Selection;
 pub use sweep_table::{
-    metric_names, metric_value, Series, SweepRow, SweepTable, DEFAULT_METRICS, TIMING_COLUMNS,
+    metric_names, metric_value, SweepLine, SweepRow, SweepTable, DEFAULT_METRICS, TIMING_COLUMNS,
 };
 
 use crate::algorithms::check_dynamics_size;

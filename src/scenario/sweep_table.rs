@@ -129,7 +129,7 @@ const COLUMNS: [&str; 9] = [
 
 /// One line of a sweep's plot (see [`SweepTable::series`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Series {
+pub struct SweepLine {
     pub variant: String,
     /// The other grid keys' values, `KEY=VALUE, ...` (empty for one key).
     pub others: String,
@@ -244,10 +244,10 @@ impl SweepTable {
 
     /// The metric `name` against the first key, one series per variant and
     /// per combination of the other grid keys' values.
-    pub fn series(&self, name: &str) -> Vec<Series> {
+    pub fn series(&self, name: &str) -> Vec<SweepLine> {
         let (x, _) = self.abscissae();
         let others = 1..self.grid_keys.max(1);
-        let mut out: Vec<Series> = Vec::new();
+        let mut out: Vec<SweepLine> = Vec::new();
         for r in &self.rows {
             let (Some(&x), Some(y)) = (x.get(r.point), metric_value(&r.summary, name)) else {
                 continue;
@@ -262,7 +262,7 @@ impl SweepTable {
                 .find(|s| s.variant == r.variant && s.others == label)
             {
                 Some(s) => s.points.push((x, y)),
-                None => out.push(Series {
+                None => out.push(SweepLine {
                     variant: r.variant.clone(),
                     others: label,
                     points: vec![(x, y)],
