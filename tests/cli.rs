@@ -686,7 +686,7 @@ fn bench_scaling_writes_models_table_and_plot() {
         .lines()
         .find(|l| l.starts_with("| binary free | crba |"))
         .unwrap();
-    assert_eq!(line.split('|').nth(6).unwrap().trim(), "2.00", "{line}");
+    assert_eq!(line.split('|').nth(7).unwrap().trim(), "2.00", "{line}");
 
     std::fs::write(&table, "model,topology\nserial8,serial\n").unwrap();
     let o = run(&[

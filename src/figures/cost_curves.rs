@@ -1,11 +1,12 @@
 //! The cost curves: microseconds per call against bodies on log-log axes,
 //! one panel per family (serial chain or binary tree, fixed or free root),
 //! passivity-lab solid with markers, Pinocchio dashed in the same colour,
-//! each legend entry with the fitted slope and the theoretical one.
+//! each legend entry with the fitted slopes (over all sizes, over the
+//! largest three) and the theoretical one.
 
 use super::cost_table::{curves, CostRow, Curve};
 use crate::scenario::figure::{px, Area, DrawResult};
-use crate::scenario::plots::{colour, legend};
+use crate::scenario::plots::colour;
 use plotters::prelude::*;
 
 /// The algorithms drawn, with their legend names (the CSV has more:
@@ -57,7 +58,11 @@ fn panel(area: &Area, title: &str, curves: &[(usize, &Curve)]) -> DrawResult {
         .configure_mesh()
         .x_desc("bodies")
         .y_desc("us per call")
+        .x_labels(6)
+        .y_labels(6)
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y}"))
+        .light_line_style(TRANSPARENT)
         .label_style(("sans-serif", px(13)))
         .axis_desc_style(("sans-serif", px(13)))
         .draw()?;
@@ -65,8 +70,9 @@ fn panel(area: &Area, title: &str, curves: &[(usize, &Curve)]) -> DrawResult {
         let name = DRAWN.iter().find(|d| d.0 == c.algorithm).map_or("", |d| d.1);
         let style = ShapeStyle::from(&colour(i)).stroke_width(2);
         let label = format!(
-            "{name}: slope {} (theory {}){}",
+            "{name}: {} / {} (theory {}){}",
             fmt(c.slope()),
+            fmt(c.large_slope()),
             fmt(c.theory_slope()),
             match c.pinocchio_slope() {
                 Some(s) => format!(", Pinocchio {s:.2}"),
@@ -90,7 +96,16 @@ fn panel(area: &Area, title: &str, curves: &[(usize, &Curve)]) -> DrawResult {
             ))?;
         }
     }
-    legend(&mut chart)
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", px(13)))
+        .legend_area_size(px(30))
+        .margin(px(8))
+        .draw()?;
+    Ok(())
 }
 
 /// Draws the four families of `rows` (see [`DRAWN`]).
@@ -109,9 +124,9 @@ pub fn draw_cost_curves(root: &Area, rows: &[CostRow]) -> DrawResult {
             })
             .collect();
         let title = if pinocchio {
-            format!("{title}; dashed: Pinocchio")
+            format!("{title}; slopes all / largest 3; dashed: Pinocchio")
         } else {
-            title.to_string()
+            format!("{title}; slopes all / largest 3")
         };
         panel(area, &title, &shown)?;
     }

@@ -136,6 +136,9 @@ pub struct Curve {
     pub theory: Vec<(f64, f64)>,
 }
 
+/// How many of the largest models [`Curve::large_slope`] fits.
+pub const LARGEST: usize = 3;
+
 fn log_slope(points: &[(f64, f64)]) -> Option<f64> {
     let logs: Vec<(f64, f64)> = points.iter().map(|(x, y)| (x.ln(), y.ln())).collect();
     slope(&logs)
@@ -145,6 +148,12 @@ impl Curve {
     /// Fitted slope of log(us) against log(bodies), passivity-lab.
     pub fn slope(&self) -> Option<f64> {
         log_slope(&self.ours)
+    }
+
+    /// The same over the [`LARGEST`] largest models only, where the
+    /// leading term of the order dominates.
+    pub fn large_slope(&self) -> Option<f64> {
+        log_slope(&self.ours[self.ours.len().saturating_sub(LARGEST)..])
     }
 
     /// The same for Pinocchio.
@@ -213,7 +222,7 @@ fn order(algorithm: &str) -> &'static str {
 pub fn slope_table(rows: &[CostRow]) -> String {
     let f = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.2}"));
     let mut text = String::from(
-        "| family | algorithm | order | theory slope | slope | Pinocchio slope | ratio ours / Pinocchio (smallest, largest) |\n|---|---|---|---|---|---|---|\n",
+        "| family | algorithm | order | theory slope | slope | slope, largest 3 | Pinocchio slope | ratio ours / Pinocchio (smallest, largest) |\n|---|---|---|---|---|---|---|---|\n",
     );
     for c in curves(rows) {
         let ratio = |p: Option<&(f64, f64)>| {
@@ -229,13 +238,14 @@ pub fn slope_table(rows: &[CostRow]) -> String {
             _ => "-".into(),
         };
         text += &format!(
-            "| {} {} | {} | {} | {} | {} | {} | {ratios} |\n",
+            "| {} {} | {} | {} | {} | {} | {} | {} | {ratios} |\n",
             c.topology,
             c.root,
             c.algorithm,
             order(&c.algorithm),
             f(c.theory_slope()),
             f(c.slope()),
+            f(c.large_slope()),
             f(c.pinocchio_slope()),
         );
     }

@@ -131,7 +131,7 @@ fn legend_mark(x: i32, y: i32, colour: RGBColor) -> PathElement<(i32, i32)> {
 }
 
 /// Draws the legend of the labelled series.
-pub(crate) fn legend<'a, CT: plotters::coord::CoordTranslate>(
+fn legend<'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, FigureBackend<'a>, CT>,
 ) -> DrawResult {
     chart
