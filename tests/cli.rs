@@ -630,11 +630,20 @@ fn bench_scaling_writes_models_table_and_plot() {
     ]);
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{stdout}{err}");
-    for f in ["models/serial4.urdf", "models/binary8.urdf", "cost.png", "cost.svg"] {
+    for f in [
+        "models/serial4.urdf",
+        "models/binary8.urdf",
+        "cost.png",
+        "cost.svg",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let csv = std::fs::read_to_string(out.join("cost.csv")).unwrap();
-    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
     // 2 topologies x 2 sizes x 2 roots x 2 algorithms, Pinocchio's column empty.
     assert_eq!(rows.len(), 16, "{csv}");
     let row = |model: &str, root: &str| {
@@ -644,15 +653,26 @@ fn bench_scaling_writes_models_table_and_plot() {
     };
     // model, topology, root, bodies, nv, depth: a chain is as deep as it is
     // long, a binary tree of 8 has 4 levels; the free root adds a body.
-    assert_eq!(&row("serial8", "fixed")[1..6], ["serial", "fixed", "8", "8", "8"]);
+    assert_eq!(
+        &row("serial8", "fixed")[1..6],
+        ["serial", "fixed", "8", "8", "8"]
+    );
     assert_eq!(&row("serial8", "free")[3..6], ["9", "14", "9"]);
     assert_eq!(&row("binary8", "fixed")[3..6], ["8", "8", "4"]);
-    assert!(rows.iter().all(|r| r[7].parse::<f64>().unwrap() > 0.0 && r[8].is_empty()));
-    assert!(stdout.contains("| serial fixed | crba | O(N d) | 2.00 |"), "{stdout}");
+    assert!(rows
+        .iter()
+        .all(|r| r[7].parse::<f64>().unwrap() > 0.0 && r[8].is_empty()));
+    assert!(
+        stdout.contains("| serial fixed | crba | O(N d) | 2.00 |"),
+        "{stdout}"
+    );
     // The generated URDFs load with the joints the table says.
     let o = run(&["inspect", out.join("models/binary8.urdf").to_str().unwrap()]);
     let (stdout, err) = text(&o);
-    assert!(o.status.success() && stdout.contains("nv = 8"), "{stdout}{err}");
+    assert!(
+        o.status.success() && stdout.contains("nv = 8"),
+        "{stdout}{err}"
+    );
 
     // Redrawn with Pinocchio's times filled in, slopes of both printed.
     let filled: String = csv
@@ -708,7 +728,8 @@ fn bench_scaling_writes_models_table_and_plot() {
 #[test]
 fn bench_breakdown_counts_the_algorithms_of_a_step() {
     let dir = scratch("breakdown");
-    let urdf = repo_path("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf");
+    let urdf =
+        repo_path("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf");
     let text_in = std::fs::read_to_string(repo_path("scenarios/panda_adaptive_payload.toml"))
         .unwrap()
         .replace(
@@ -729,7 +750,10 @@ fn bench_breakdown_counts_the_algorithms_of_a_step() {
     ]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
-    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 3, "{out}");
     for v in &lines {
         // Semi-implicit Euler, controller sampled at the step: one of each.

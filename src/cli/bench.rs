@@ -359,7 +359,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             serde_json::json!({"model": model_path, "nv": nv, "end_frames": end_frames, "microseconds": map})
         );
     } else {
-        println!("model {} nv {nv} end_frames {end_frames}", model_path.display());
+        println!(
+            "model {} nv {nv} end_frames {end_frames}",
+            model_path.display()
+        );
         for (name, us) in &results {
             println!("{name} {us:.3}");
         }

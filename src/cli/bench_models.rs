@@ -47,7 +47,11 @@ pub fn urdf(topology: Topology, n: usize, name: &str) -> String {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(1000 + n as u64);
     let visual = "<visual><geometry><cylinder radius=\"0.03\" length=\"0.2\"/></geometry></visual>";
     let mut text = format!("<robot name=\"{name}\">\n");
-    let _ = writeln!(text, "<link name=\"base\">{}{visual}</link>", inertial(&mut rng));
+    let _ = writeln!(
+        text,
+        "<link name=\"base\">{}{visual}</link>",
+        inertial(&mut rng)
+    );
     for k in 1..=n {
         let (parent, origin) = match topology {
             Topology::Serial => (
@@ -71,7 +75,11 @@ pub fn urdf(topology: Topology, n: usize, name: &str) -> String {
             format!("l{parent}")
         };
         let axis = ["1 0 0", "0 1 0", "0 0 1"][k % 3];
-        let _ = writeln!(text, "<link name=\"l{k}\">{}{visual}</link>", inertial(&mut rng));
+        let _ = writeln!(
+            text,
+            "<link name=\"l{k}\">{}{visual}</link>",
+            inertial(&mut rng)
+        );
         let _ = writeln!(
             text,
             "<joint name=\"j{k}\" type=\"revolute\"><parent link=\"{parent}\"/><child link=\"l{k}\"/>\

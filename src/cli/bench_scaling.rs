@@ -112,7 +112,11 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
                 let model = load_model(&path, load)?;
                 let (bodies, nv, depth) = (model.nbodies(), model.nv, depth(&model));
                 let mut bench = Bench::new(model, Vec::new())?;
-                let root_name = if matches!(root, RootArg::Free) { "free" } else { "fixed" };
+                let root_name = if matches!(root, RootArg::Free) {
+                    "free"
+                } else {
+                    "fixed"
+                };
                 for &name in &names {
                     let us = match name.strip_prefix("efpa_") {
                         Some(m) => {

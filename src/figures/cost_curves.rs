@@ -67,7 +67,10 @@ fn panel(area: &Area, title: &str, curves: &[(usize, &Curve)]) -> DrawResult {
         .axis_desc_style(("sans-serif", px(13)))
         .draw()?;
     for &(i, c) in curves {
-        let name = DRAWN.iter().find(|d| d.0 == c.algorithm).map_or("", |d| d.1);
+        let name = DRAWN
+            .iter()
+            .find(|d| d.0 == c.algorithm)
+            .map_or("", |d| d.1);
         let style = ShapeStyle::from(&colour(i)).stroke_width(2);
         let label = format!(
             "{name}: {} / {} (theory {}){}",

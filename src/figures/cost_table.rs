@@ -56,7 +56,10 @@ pub fn depth_power(algorithm: &str) -> Option<i32> {
 pub fn to_csv(rows: &[CostRow]) -> String {
     let mut text = format!("{HEADER}\n");
     for r in rows {
-        let pin = r.pinocchio_us.map(|p| format!("{p:.4}")).unwrap_or_default();
+        let pin = r
+            .pinocchio_us
+            .map(|p| format!("{p:.4}"))
+            .unwrap_or_default();
         text += &format!(
             "{},{},{},{},{},{},{},{:.4},{pin}\n",
             r.model, r.topology, r.root, r.bodies, r.nv, r.depth, r.algorithm, r.us_per_call
@@ -90,7 +93,10 @@ pub fn from_csv(text: &str, path: &Path) -> Result<Vec<CostRow>, CostTableError>
         };
         let time = |k: usize, name: &str| match f[k].parse::<f64>() {
             Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-            _ => Err(error(n, format!("{name} '{}' is not a positive number", f[k]))),
+            _ => Err(error(
+                n,
+                format!("{name} '{}' is not a positive number", f[k]),
+            )),
         };
         rows.push(CostRow {
             model: f[0].into(),
