@@ -611,3 +611,183 @@ fn resolved_urdf_scenario_runs_from_the_results_folder() {
     ]);
     assert!(o.status.success(), "{}", text(&o).1);
 }
+
+#[test]
+fn bench_scaling_writes_models_table_and_plot() {
+    let dir = scratch("scaling");
+    let out = dir.join("curves");
+    let o = run(&[
+        "bench",
+        "--scaling",
+        "--out",
+        out.to_str().unwrap(),
+        "--sizes",
+        "4,8",
+        "--budget",
+        "0.0005",
+        "--only",
+        "crba,efpa_2",
+    ]);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{stdout}{err}");
+    for f in [
+        "models/serial4.urdf",
+        "models/binary8.urdf",
+        "cost.png",
+        "cost.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(out.join("cost.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    // 2 topologies x 2 sizes x 2 roots x 2 algorithms, Pinocchio's column empty.
+    assert_eq!(rows.len(), 16, "{csv}");
+    let row = |model: &str, root: &str| {
+        rows.iter()
+            .find(|r| r[0] == model && r[2] == root && r[6] == "crba")
+            .unwrap_or_else(|| panic!("{model} {root} in {csv}"))
+    };
+    // model, topology, root, bodies, nv, depth: a chain is as deep as it is
+    // long, a binary tree of 8 has 4 levels; the free root adds a body.
+    assert_eq!(
+        &row("serial8", "fixed")[1..6],
+        ["serial", "fixed", "8", "8", "8"]
+    );
+    assert_eq!(&row("serial8", "free")[3..6], ["9", "14", "9"]);
+    assert_eq!(&row("binary8", "fixed")[3..6], ["8", "8", "4"]);
+    assert!(rows
+        .iter()
+        .all(|r| r[7].parse::<f64>().unwrap() > 0.0 && r[8].is_empty()));
+    assert!(
+        stdout.contains("| serial fixed | crba | O(N d) | 2.00 |"),
+        "{stdout}"
+    );
+    // The generated URDFs load with the joints the table says.
+    let o = run(&["inspect", out.join("models/binary8.urdf").to_str().unwrap()]);
+    let (stdout, err) = text(&o);
+    assert!(
+        o.status.success() && stdout.contains("nv = 8"),
+        "{stdout}{err}"
+    );
+
+    // Redrawn with Pinocchio's times filled in, slopes of both printed.
+    let filled: String = csv
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || !l.contains(",crba,") {
+                format!("{l}\n")
+            } else {
+                let bodies: f64 = l.split(',').nth(3).unwrap().parse().unwrap();
+                format!("{l}{}\n", bodies * bodies)
+            }
+        })
+        .collect();
+    let table = dir.join("filled.csv");
+    std::fs::write(&table, filled).unwrap();
+    let redrawn = dir.join("redrawn");
+    let o = run(&[
+        "figure",
+        "cost-curves",
+        "--csv",
+        table.to_str().unwrap(),
+        "--out",
+        redrawn.to_str().unwrap(),
+    ]);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{stdout}{err}");
+    assert!(redrawn.join("cost.png").is_file() && redrawn.join("cost.svg").is_file());
+    // Pinocchio's made-up N^2 has slope 2 on every family.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("| binary free | crba |"))
+        .unwrap();
+    assert_eq!(line.split('|').nth(7).unwrap().trim(), "2.00", "{line}");
+
+    std::fs::write(&table, "model,topology\nserial8,serial\n").unwrap();
+    let o = run(&[
+        "figure",
+        "cost-curves",
+        "--csv",
+        table.to_str().unwrap(),
+        "--out",
+        redrawn.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("filled.csv") && err.contains("line 1"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_breakdown_counts_the_algorithms_of_a_step() {
+    let dir = scratch("breakdown");
+    let urdf =
+        repo_path("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf");
+    let text_in = std::fs::read_to_string(repo_path("scenarios/panda_adaptive_payload.toml"))
+        .unwrap()
+        .replace(
+            "../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
+            urdf.to_str().unwrap(),
+        )
+        .replace("duration = 10.0", "duration = 0.06");
+    let scenario = dir.join("short.toml");
+    std::fs::write(&scenario, text_in).unwrap();
+    let o = run(&[
+        "bench",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--repeats",
+        "1",
+        "--breakdown",
+        "--json",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for v in &lines {
+        // Semi-implicit Euler, controller sampled at the step: one of each.
+        assert_eq!(v["aba_calls"], 1.0, "{v}");
+        assert_eq!(v["controller_calls"], 1.0, "{v}");
+        let parts = ["aba_us", "slotine_li_torque_us", "regressor_transpose_us"];
+        let sum: f64 = parts.iter().map(|k| v[k].as_f64().unwrap()).sum();
+        assert!(parts.iter().all(|k| v[k].as_f64().unwrap() > 0.0), "{v}");
+        assert!((v["algorithms_us_per_step"].as_f64().unwrap() - sum).abs() < 1e-9 * sum);
+        let step = v["us_per_step"].as_f64().unwrap();
+        let overhead = v["overhead"].as_f64().unwrap();
+        assert!((overhead - (step / sum - 1.0)).abs() < 1e-12, "{v}");
+        assert!(v["recorded_us_per_step"].as_f64().unwrap() > 0.0, "{v}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_times_the_slotine_li_parts() {
+    let o = run(&[
+        "bench",
+        "--model",
+        "benches/models/serial7.urdf",
+        "--iterations",
+        "50",
+        "--only",
+        "slotine_li_torque,regressor_transpose",
+        "--json",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let us = &v["microseconds"];
+    assert!(us["slotine_li_torque"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(us["regressor_transpose"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(us.get("rnea").is_none(), "{v}");
+}

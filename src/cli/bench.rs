@@ -6,8 +6,8 @@ use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
     aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
     coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
-    operational_space_inverse_inertia_dense, rnea, BodyFactorization, OperationalSpaceWorkspace,
-    Workspace,
+    operational_space_inverse_inertia_dense, rnea, slotine_li_regressor_transpose,
+    slotine_li_torque, BodyFactorization, OperationalSpaceWorkspace, Workspace,
 };
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::model::{Joint, Model};
@@ -19,15 +19,21 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Robot description.
-    #[arg(long, required_unless_present = "scenario")]
+    #[arg(long, required_unless_present_any = ["scenario", "scaling"])]
     model: Option<PathBuf>,
     /// Time the integration steps of each variant of this scenario
     /// instead (stepping only, best of --repeats runs).
-    #[arg(long, conflicts_with_all = ["only", "armature"])]
+    #[arg(long, conflicts_with_all = ["only", "armature", "scaling"])]
     scenario: Option<PathBuf>,
+    /// With --scenario: also time the steps with recording at the record
+    /// period, and the algorithms one step calls, and print the overhead.
+    #[arg(long, requires = "scenario")]
+    breakdown: bool,
     /// Runs per variant with --scenario (the best counts).
     #[arg(long, default_value_t = 5)]
     repeats: usize,
+    #[command(flatten)]
+    scaling_args: super::bench_scaling::ScalingArgs,
     #[command(flatten)]
     load: LoadArgs,
     /// Print JSON instead of lines "algorithm microseconds".
@@ -47,7 +53,8 @@ pub struct Args {
     armature: Option<f64>,
 }
 
-const ALGORITHMS: [&str; 12] = [
+/// Every algorithm `bench --model` can time, in the order it prints them.
+pub const ALGORITHMS: [&str; 14] = [
     "rnea",
     "crba",
     "aba",
@@ -60,9 +67,30 @@ const ALGORITHMS: [&str; 12] = [
     "coriolis_torsion",
     "lambda_inv_efpa",
     "lambda_inv_dense",
+    "slotine_li_torque",
+    "regressor_transpose",
 ];
 
 const STATES: usize = 64;
+
+/// How many calls a repetition makes.
+#[derive(Clone, Copy, Debug)]
+pub enum Calls {
+    /// This many (divided for the costly algorithms, as pin_bench does).
+    Fixed(usize),
+    /// As many as fill about this many seconds (at least 3).
+    Budget(f64),
+}
+
+impl Calls {
+    /// The fixed count divided by `div`, or the budget unchanged.
+    fn fewer(self, div: usize) -> Calls {
+        match self {
+            Calls::Fixed(n) => Calls::Fixed(n / div),
+            budget => budget,
+        }
+    }
+}
 
 /// A random configuration: joints uniform in [-3, 3], a random unit quaternion.
 fn random_configuration(model: &Model, rng: &mut impl Rng) -> Vec<f64> {
@@ -77,8 +105,21 @@ fn random_configuration(model: &Model, rng: &mut impl Rng) -> Vec<f64> {
     q
 }
 
-/// Best time per call over 5 repetitions of `iters` calls, after a warm-up.
-fn time_us(iters: usize, mut f: impl FnMut(usize)) -> f64 {
+/// Best time per call (us) over 5 repetitions, after a warm-up of a tenth.
+pub fn time_us(calls: Calls, mut f: impl FnMut(usize)) -> f64 {
+    let iters = match calls {
+        Calls::Fixed(n) => n.max(1),
+        Calls::Budget(seconds) => {
+            // Calibrate on at least 2 ms of calls.
+            let (t0, mut n) = (Instant::now(), 0);
+            while n < 1 || t0.elapsed().as_secs_f64() < 2e-3 {
+                f(n);
+                n += 1;
+            }
+            let per_call = t0.elapsed().as_secs_f64() / n as f64;
+            ((seconds / per_call) as usize).clamp(3, 1_000_000)
+        }
+    };
     for i in 0..iters / 10 + 1 {
         f(i);
     }
@@ -93,16 +134,200 @@ fn time_us(iters: usize, mut f: impl FnMut(usize)) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The link frames of the model's leaf bodies (bodies without children),
+/// at most `n` (at least one).
+pub fn leaf_frames(model: &Model, n: usize) -> Vec<usize> {
+    (0..model.nbodies())
+        .filter(|&i| !model.bodies.iter().any(|b| b.parent == Some(i)))
+        .filter_map(|i| link_frame(model, i))
+        .take(n.max(1))
+        .collect()
+}
+
+/// The link frame of body `i` (named after it), if any.
+pub fn link_frame(model: &Model, i: usize) -> Option<usize> {
+    model
+        .frames
+        .iter()
+        .position(|f| f.body == Some(i) && f.name == model.bodies[i].name)
+}
+
+/// A model, its workspaces and 64 random states, ready to time algorithms.
+pub struct Bench {
+    model: Model,
+    ws: Workspace,
+    qs: Vec<Vec<f64>>,
+    vs: Vec<Vec<f64>>,
+    accelerations: Vec<Vec<f64>>,
+    taus: Vec<Vec<f64>>,
+    frames: Vec<usize>,
+    os: OperationalSpaceWorkspace,
+    torsion: Option<Factorization>,
+    parameter_rate: Vec<f64>,
+}
+
+impl Bench {
+    /// Random states (seed 7) for `model`, with end frames `frames` for
+    /// the lambda_inv_* algorithms.
+    pub fn new(model: Model, frames: Vec<usize>) -> anyhow::Result<Bench> {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let nv = model.nv;
+        let qs: Vec<Vec<f64>> = (0..STATES)
+            .map(|_| random_configuration(&model, &mut rng))
+            .collect();
+        let mut random_vectors = || -> Vec<Vec<f64>> {
+            (0..STATES)
+                .map(|_| (0..nv).map(|_| rng.random_range(-1.0..1.0)).collect())
+                .collect()
+        };
+        let (vs, accelerations, taus) = (random_vectors(), random_vectors(), random_vectors());
+        let torsion = if nv >= 3 {
+            Some(Factorization::torsion_on_all_triples(
+                nv,
+                Beta::constant(-5.0),
+            )?)
+        } else {
+            None
+        };
+        Ok(Bench {
+            ws: Workspace::new(&model),
+            os: OperationalSpaceWorkspace::new(&model, &frames),
+            parameter_rate: vec![0.0; 10 * model.nbodies()],
+            model,
+            qs,
+            vs,
+            accelerations,
+            taus,
+            frames,
+            torsion,
+        })
+    }
+
+    /// The model being timed.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The end frames of lambda_inv_*.
+    pub fn frames(&self) -> &[usize] {
+        &self.frames
+    }
+
+    /// Changes the end frames of lambda_inv_*.
+    pub fn set_frames(&mut self, frames: Vec<usize>) {
+        self.os = OperationalSpaceWorkspace::new(&self.model, &frames);
+        self.frames = frames;
+    }
+
+    /// Microseconds per call of algorithm `name` (one of [`ALGORITHMS`]),
+    /// or None when it does not apply (torsion on fewer than 3 speeds).
+    pub fn time(&mut self, name: &str, calls: Calls) -> Option<f64> {
+        let Bench {
+            model: m,
+            ws,
+            qs,
+            vs,
+            accelerations: as_,
+            taus,
+            frames,
+            os,
+            torsion,
+            parameter_rate,
+        } = self;
+        let cs = BodyFactorization::ChristoffelConsistent;
+        let s = |i: usize| i % STATES;
+        let christoffel_calls = calls.fewer(if m.nv > 20 { 50 } else { 10 });
+        Some(match name {
+            "rnea" => time_us(calls, |i| {
+                black_box(rnea(m, ws, &qs[s(i)], &vs[s(i)], &as_[s(i)]));
+            }),
+            "crba" => time_us(calls, |i| {
+                black_box(crba(m, ws, &qs[s(i)]));
+            }),
+            "aba" => time_us(calls, |i| {
+                black_box(aba(m, ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
+            }),
+            "aba_dense" => time_us(calls, |i| {
+                black_box(aba_dense(m, ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
+            }),
+            "coriolis_matrix" => time_us(calls, |i| {
+                black_box(coriolis_matrix(m, ws, &qs[s(i)], &vs[s(i)], cs));
+            }),
+            "coriolis_all" => time_us(calls, |i| {
+                coriolis_matrix_and_derivatives(m, ws, &qs[s(i)], &vs[s(i)], cs);
+                black_box(&ws.coriolis);
+            }),
+            "christoffel" => time_us(christoffel_calls, |i| {
+                black_box(christoffel_symbols(m, ws, &qs[s(i)]));
+            }),
+            "coriolis_classic" => time_us(calls, |i| {
+                let b = BodyFactorization::Classic;
+                black_box(coriolis_matrix(m, ws, &qs[s(i)], &vs[s(i)], b));
+            }),
+            "coriolis_alternate" => time_us(calls, |i| {
+                let b = BodyFactorization::Alternate;
+                black_box(coriolis_matrix(m, ws, &qs[s(i)], &vs[s(i)], b));
+            }),
+            "coriolis_torsion" => {
+                let f = torsion.as_ref()?;
+                time_us(calls, |i| {
+                    black_box(f.coriolis_matrix(m, ws, &qs[s(i)], &vs[s(i)]));
+                })
+            }
+            "lambda_inv_efpa" => time_us(calls, |i| {
+                black_box(operational_space_inverse_inertia(m, ws, os, &qs[s(i)]));
+            }),
+            "lambda_inv_dense" => time_us(calls.fewer(10), |i| {
+                black_box(operational_space_inverse_inertia_dense(
+                    m,
+                    ws,
+                    &qs[s(i)],
+                    frames,
+                ));
+            }),
+            // H a_r + C* v_r + g with v_r, a_r from the speed and
+            // acceleration samples (the Slotine-Li torque without K_D s).
+            "slotine_li_torque" => time_us(calls, |i| {
+                let (q, v, v_r, a_r) = (&qs[s(i)], &vs[s(i)], &taus[s(i)], &as_[s(i)]);
+                black_box(slotine_li_torque(m, ws, q, v, v_r, a_r, cs));
+            }),
+            // Y(q, v, v_r, a_r)^T s, the adaptation law's product.
+            "regressor_transpose" => time_us(calls, |i| {
+                let (q, v, v_r, a_r) = (&qs[s(i)], &vs[s(i)], &taus[s(i)], &as_[s(i)]);
+                let sv = &vs[s(i + 1)];
+                slotine_li_regressor_transpose(m, ws, q, v, v_r, a_r, sv, cs, parameter_rate);
+                black_box(&parameter_rate);
+            }),
+            _ => return None,
+        })
+    }
+}
+
+/// Checks that every name of `only` is one of `known`.
+pub fn check_names(only: &[String], known: &[&str]) -> anyhow::Result<()> {
+    for name in only {
+        anyhow::ensure!(
+            known.contains(&name.as_str()),
+            "unknown algorithm '{name}' (known: {})",
+            known.join(", ")
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.iterations >= 50,
         "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
     );
     if let Some(scenario) = &args.scenario {
-        return super::bench_scenario::run(scenario, args.repeats, args.json);
+        return super::bench_scenario::run(scenario, args.repeats, args.json, args.breakdown);
+    }
+    if args.scaling_args.scaling {
+        return super::bench_scaling::run(&args.scaling_args, &args.only);
     }
     let Some(model_path) = args.model.clone() else {
-        anyhow::bail!("--model or --scenario is needed");
+        anyhow::bail!("--model, --scenario or --scaling is needed");
     };
     let mut model = load_model(&model_path, args.load)?;
     check_dynamics_size(&model).map_err(|e| anyhow::anyhow!("{}: {e}", model_path.display()))?;
@@ -111,123 +336,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .set_armature(&vec![a; model.nv])
             .map_err(|e| anyhow::anyhow!("{}: --armature: {e}", model_path.display()))?;
     }
-    let mut ws = Workspace::new(&model);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
-    let nv = model.nv;
-    let qs: Vec<Vec<f64>> = (0..STATES)
-        .map(|_| random_configuration(&model, &mut rng))
-        .collect();
-    let mut random_vectors = || -> Vec<Vec<f64>> {
-        (0..STATES)
-            .map(|_| (0..nv).map(|_| rng.random_range(-1.0..1.0)).collect())
-            .collect()
-    };
-    let (vs, as_, taus) = (random_vectors(), random_vectors(), random_vectors());
-    let n = args.iterations;
-    let cs = BodyFactorization::ChristoffelConsistent;
-    let m = &model;
-    for name in &args.only {
-        anyhow::ensure!(
-            ALGORITHMS.contains(&name.as_str()),
-            "unknown algorithm '{name}' (known: {})",
-            ALGORITHMS.join(", ")
-        );
-    }
-    // End frames: link frames of leaf bodies (bodies without children).
-    let leaves: Vec<usize> = (0..model.nbodies())
-        .filter(|&i| !model.bodies.iter().any(|b| b.parent == Some(i)))
-        .collect();
-    let frames: Vec<usize> = leaves
-        .iter()
-        .filter_map(|&i| {
-            model
-                .frames
-                .iter()
-                .position(|f| f.body == Some(i) && f.name == model.bodies[i].name)
-        })
-        .take(args.end_frames.max(1))
-        .collect();
-    let mut os = OperationalSpaceWorkspace::new(&model, &frames);
-    let torsion = if nv >= 3 {
-        Some(Factorization::torsion_on_all_triples(
-            nv,
-            Beta::constant(-5.0),
-        )?)
-    } else {
-        None
-    };
+    check_names(&args.only, &ALGORITHMS)?;
+    let frames = leaf_frames(&model, args.end_frames);
+    let mut bench = Bench::new(model, frames)?;
     let mut results = Vec::new();
     for name in ALGORITHMS
         .iter()
         .filter(|a| args.only.is_empty() || args.only.iter().any(|o| o == *a))
     {
-        let s = |i: usize| i % STATES;
-        let us = match *name {
-            "rnea" => time_us(n, |i| {
-                black_box(rnea(m, &mut ws, &qs[s(i)], &vs[s(i)], &as_[s(i)]));
-            }),
-            "crba" => time_us(n, |i| {
-                black_box(crba(m, &mut ws, &qs[s(i)]));
-            }),
-            "aba" => time_us(n, |i| {
-                black_box(aba(m, &mut ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
-            }),
-            "aba_dense" => time_us(n, |i| {
-                black_box(aba_dense(m, &mut ws, &qs[s(i)], &vs[s(i)], &taus[s(i)]));
-            }),
-            "coriolis_matrix" => time_us(n, |i| {
-                black_box(coriolis_matrix(m, &mut ws, &qs[s(i)], &vs[s(i)], cs));
-            }),
-            "coriolis_all" => time_us(n, |i| {
-                coriolis_matrix_and_derivatives(m, &mut ws, &qs[s(i)], &vs[s(i)], cs);
-                black_box(&ws.coriolis);
-            }),
-            "christoffel" => time_us(n / if nv > 20 { 50 } else { 10 }, |i| {
-                black_box(christoffel_symbols(m, &mut ws, &qs[s(i)]));
-            }),
-            "coriolis_classic" => time_us(n, |i| {
-                black_box(coriolis_matrix(
-                    m,
-                    &mut ws,
-                    &qs[s(i)],
-                    &vs[s(i)],
-                    BodyFactorization::Classic,
-                ));
-            }),
-            "coriolis_alternate" => time_us(n, |i| {
-                black_box(coriolis_matrix(
-                    m,
-                    &mut ws,
-                    &qs[s(i)],
-                    &vs[s(i)],
-                    BodyFactorization::Alternate,
-                ));
-            }),
-            "coriolis_torsion" => match &torsion {
-                Some(f) => time_us(n, |i| {
-                    black_box(f.coriolis_matrix(m, &mut ws, &qs[s(i)], &vs[s(i)]));
-                }),
-                None => continue,
-            },
-            "lambda_inv_efpa" => time_us(n, |i| {
-                black_box(operational_space_inverse_inertia(
-                    m,
-                    &mut ws,
-                    &mut os,
-                    &qs[s(i)],
-                ));
-            }),
-            _ => time_us(n / 10, |i| {
-                black_box(operational_space_inverse_inertia_dense(
-                    m,
-                    &mut ws,
-                    &qs[s(i)],
-                    &frames,
-                ));
-            }),
-        };
-        results.push((*name, us));
+        if let Some(us) = bench.time(name, Calls::Fixed(args.iterations)) {
+            results.push((*name, us));
+        }
     }
+    let (nv, end_frames) = (bench.model().nv, bench.frames().len());
     if args.json {
         let map: serde_json::Map<String, serde_json::Value> = results
             .iter()
@@ -235,13 +356,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"model": model_path, "nv": nv, "end_frames": frames.len(), "microseconds": map})
+            serde_json::json!({"model": model_path, "nv": nv, "end_frames": end_frames, "microseconds": map})
         );
     } else {
         println!(
-            "model {} nv {nv} end_frames {}",
-            model_path.display(),
-            frames.len()
+            "model {} nv {nv} end_frames {end_frames}",
+            model_path.display()
         );
         for (name, us) in &results {
             println!("{name} {us:.3}");

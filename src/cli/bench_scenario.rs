@@ -2,14 +2,110 @@
 //! of each variant of a scenario, stepping only (no recording, no outputs),
 //! best of several runs from the initial state, for side-by-side ratios
 //! with ../shared/bench/mujoco-bench.sh (which times `mujoco.rollout`).
+//!
+//! With `--breakdown`, also the step with recording at the record period
+//! (the runner's loop, as `run` uses it) and the algorithms a step must
+//! call, on the variant's own models: ABA once per integrator stage, and
+//! the Slotine-Li torque H a_r + C v_r + g and Y^T s (adaptive) once per
+//! controller evaluation. The overhead is step / that sum - 1.
 
+use super::bench::{time_us, Calls};
 use super::load_scenario;
+use passivity_lab::algorithms::{aba, slotine_li_regressor_transpose};
+use passivity_lab::control::ControlLaw;
+use passivity_lab::scenario::{run_variant, Variant};
+use passivity_lab::sim::{ControlMode, Integrator, Simulation};
+use rand::{Rng, SeedableRng};
+use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
+/// Seconds one repetition of a component's timing lasts.
+const COMPONENT_BUDGET: f64 = 0.02;
+
+/// What one step of a variant costs in algorithm calls (us), and the calls.
+struct Components {
+    aba_us: f64,
+    torque_us: f64,
+    regressor_us: f64,
+    stages: f64,
+    controller_calls: f64,
+}
+
+impl Components {
+    fn sum(&self) -> f64 {
+        self.stages * self.aba_us + self.controller_calls * (self.torque_us + self.regressor_us)
+    }
+}
+
+/// Times the algorithms a step of `sim` calls (Slotine-Li laws only).
+fn components(sim: &Simulation, name: &str) -> anyhow::Result<Components> {
+    let ControlLaw::SlotineLi { adaptation, .. } = &sim.controller.law else {
+        anyhow::bail!(
+            "--breakdown: variant {name}: counts the joint-space Slotine-Li law's algorithms only"
+        );
+    };
+    anyhow::ensure!(
+        !sim.has_contact_plant(),
+        "--breakdown: variant {name}: the own plant (ABA) only"
+    );
+    let (plant, estimate) = (&sim.plant, &sim.estimate);
+    let f = &sim.controller.factorization;
+    let nv = plant.nv;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let mut vector = || -> Vec<f64> { (0..nv).map(|_| rng.random_range(-1.0..1.0)).collect() };
+    let (v, v_r, a_r, s, tau) = (vector(), vector(), vector(), vector(), vector());
+    let q = &sim.q;
+    let mut ws = passivity_lab::algorithms::Workspace::new(plant);
+    let aba_us = time_us(Calls::Budget(COMPONENT_BUDGET), |_| {
+        black_box(aba(plant, &mut ws, q, &v, &tau));
+    });
+    let mut ws = passivity_lab::algorithms::Workspace::new(estimate);
+    let torque_us = time_us(Calls::Budget(COMPONENT_BUDGET), |_| {
+        black_box(f.slotine_li_torque(estimate, &mut ws, q, &v, &v_r, &a_r));
+    });
+    let mut rate = vec![0.0; 10 * estimate.nbodies()];
+    let regressor_us = if adaptation.is_some() {
+        time_us(Calls::Budget(COMPONENT_BUDGET), |_| {
+            let b = f.body_level();
+            slotine_li_regressor_transpose(estimate, &mut ws, q, &v, &v_r, &a_r, &s, b, &mut rate);
+            black_box(&rate);
+        })
+    } else {
+        0.0
+    };
+    let stages = match sim.integrator {
+        Integrator::Rk4 => 4.0,
+        Integrator::SemiImplicitEuler => 1.0,
+    };
+    let controller_calls = match sim.control {
+        ControlMode::Continuous => stages,
+        ControlMode::Sampled { period } => sim.dt / period,
+    };
+    Ok(Components {
+        aba_us,
+        torque_us,
+        regressor_us,
+        stages,
+        controller_calls,
+    })
+}
+
+/// Best seconds per step of the runner's loop (recording at the record
+/// period) over `repeats` runs.
+fn recorded_step(variant: &Variant, repeats: usize) -> f64 {
+    (0..repeats)
+        .map(|_| {
+            let result = run_variant(variant.clone(), &mut |_| {});
+            result.wall_time / variant.steps()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Times every variant of `path` `repeats` times and prints one line (or
-/// JSON line) per variant.
-pub fn run(path: &Path, repeats: usize, json: bool) -> anyhow::Result<()> {
+/// JSON line) per variant; with `breakdown`, the overhead over the
+/// algorithms a step calls as well.
+pub fn run(path: &Path, repeats: usize, json: bool, breakdown: bool) -> anyhow::Result<()> {
     anyhow::ensure!(repeats >= 1, "--repeats must be at least 1");
     let scenario = load_scenario(Some(path), false)?;
     for variant in scenario.variants()? {
@@ -33,18 +129,42 @@ pub fn run(path: &Path, repeats: usize, json: bool) -> anyhow::Result<()> {
         let us = best * 1e6;
         let rtf = variant.simulation.dt / best;
         let plant = &scenario.file.simulation.plant;
+        let mut line = serde_json::json!({"scenario": scenario.file.name, "variant": variant.name,
+            "plant": plant, "dt": variant.simulation.dt, "steps": steps,
+            "us_per_step": us, "rtf": rtf});
+        let mut text = format!(
+            "{} {} ({plant}): {us:.2} us/step, {rtf:.1}x real time",
+            scenario.file.name, variant.name
+        );
+        if breakdown {
+            let c = components(&variant.simulation, &variant.name)?;
+            let recorded = recorded_step(&variant, repeats) * 1e6;
+            let sum = c.sum();
+            line["recorded_us_per_step"] = recorded.into();
+            line["aba_us"] = c.aba_us.into();
+            line["slotine_li_torque_us"] = c.torque_us.into();
+            line["regressor_transpose_us"] = c.regressor_us.into();
+            line["aba_calls"] = c.stages.into();
+            line["controller_calls"] = c.controller_calls.into();
+            line["algorithms_us_per_step"] = sum.into();
+            line["overhead"] = (us / sum - 1.0).into();
+            line["overhead_recorded"] = (recorded / sum - 1.0).into();
+            text += &format!(
+                "\n  with recording every {} s: {recorded:.2} us/step\n  algorithms: {} x aba {:.3} + {} x (slotine_li_torque {:.3} + regressor_transpose {:.3}) = {sum:.3} us\n  overhead: {:.1} % stepping, {:.1} % with recording",
+                variant.record_period,
+                c.stages,
+                c.aba_us,
+                c.controller_calls,
+                c.torque_us,
+                c.regressor_us,
+                100.0 * (us / sum - 1.0),
+                100.0 * (recorded / sum - 1.0),
+            );
+        }
         if json {
-            println!(
-                "{}",
-                serde_json::json!({"scenario": scenario.file.name, "variant": variant.name,
-                    "plant": plant, "dt": variant.simulation.dt, "steps": steps,
-                    "us_per_step": us, "rtf": rtf})
-            );
+            println!("{line}");
         } else {
-            println!(
-                "{} {} ({plant}): {us:.2} us/step, {rtf:.1}x real time",
-                scenario.file.name, variant.name
-            );
+            println!("{text}");
         }
     }
     Ok(())

@@ -2,8 +2,10 @@
 
 use anyhow::Context;
 use passivity_lab::figures::connections;
+use passivity_lab::figures::cost_curves::draw_cost_curves;
+use passivity_lab::figures::cost_table::{from_csv, slope_table};
 use passivity_lab::scenario::figure::write_figure;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,23 +24,56 @@ enum Which {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The cost curves of `bench --scaling` redrawn from a cost.csv (for
+    /// example with Pinocchio's times filled in by
+    /// benches/cost_curves.py); writes cost.png and .svg and prints the
+    /// table of fitted slopes.
+    CostCurves {
+        /// The table (header as `bench --scaling` writes it).
+        #[arg(long)]
+        csv: PathBuf,
+        /// Folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// Creates the folder `out` if missing.
+fn create_folder(out: &Path) -> anyhow::Result<()> {
+    if out.exists() && !out.is_dir() {
+        anyhow::bail!("--out {}: is not a folder", out.display());
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out {}: cannot create the folder", out.display()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.figure {
         Which::Connections { out } => {
-            if out.exists() && !out.is_dir() {
-                anyhow::bail!("--out {}: is not a folder", out.display());
-            }
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
+            create_folder(&out)?;
             let figure = connections::ConnectionsFigure::default();
             let paths = write_figure(&out, "connections", |root| figure.draw(root))
                 .with_context(|| format!("--out {}: writing the figure", out.display()))?;
-            for p in paths {
-                println!("{}", p.display());
-            }
+            print_paths(&paths);
             Ok(())
         }
+        Which::CostCurves { csv, out } => {
+            let text = std::fs::read_to_string(&csv)
+                .with_context(|| format!("--csv {}: cannot read the table", csv.display()))?;
+            let rows = from_csv(&text, &csv)?;
+            anyhow::ensure!(!rows.is_empty(), "--csv {}: no rows", csv.display());
+            create_folder(&out)?;
+            let paths = write_figure(&out, "cost", |root| draw_cost_curves(root, &rows))
+                .with_context(|| format!("--out {}: writing the figure", out.display()))?;
+            print!("{}", slope_table(&rows));
+            print_paths(&paths);
+            Ok(())
+        }
+    }
+}
+
+fn print_paths(paths: &[PathBuf]) {
+    for p in paths {
+        println!("{}", p.display());
     }
 }

@@ -1,6 +1,8 @@
 //! Subcommands of the `passivity-lab` binary.
 
 mod bench;
+mod bench_models;
+mod bench_scaling;
 mod bench_scenario;
 mod eval;
 mod figure;

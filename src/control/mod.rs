@@ -24,7 +24,7 @@ pub mod stepped_target;
 pub mod task;
 pub mod task_slotine_li;
 
-pub use power_flows::PowerFlows;
+pub use power_flows::{LastCompute, PowerFlows};
 pub use reference::{Desired, JointTerms, Reference, Sine};
 pub use task::{Task, TaskKind, TaskReference, TaskSample};
 
@@ -224,6 +224,8 @@ pub struct Controller {
     pub tau: Vec<f64>,
     /// Parameter rate pi_hat_dot of the last `compute` (adaptive Slotine-Li).
     pub parameter_rate: Vec<f64>,
+    /// Y^T s of the last `compute` (adaptive Slotine-Li).
+    regressor_s: Vec<f64>,
     e: Vec<f64>,
     e_dot: Vec<f64>,
     v_r: Vec<f64>,
@@ -377,6 +379,7 @@ impl Controller {
             ws: Workspace::new(model),
             tau: z.clone(),
             parameter_rate: vec![0.0; 10 * model.nbodies()],
+            regressor_s: vec![0.0; 10 * model.nbodies()],
             e: z.clone(),
             e_dot: z.clone(),
             v_r: z.clone(),
@@ -450,13 +453,14 @@ impl Controller {
     /// (`self.parameter_rate`) at time t; `estimate` is the controller's model
     /// (its inertias are the current estimates).
     pub fn compute(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
-        self.compute_demanded(t, estimate, q, v);
+        self.compute_demanded(t, estimate, q, v, true);
         self.tau[..self.root_speeds].fill(0.0);
     }
 
     /// [`Self::compute`] with the unactuated rows of a free root kept: the
-    /// torque the law demands.
-    fn compute_demanded(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64]) {
+    /// torque the law demands; the parameter rate only if `adapt` (the
+    /// energy bookkeeping needs the torque alone).
+    fn compute_demanded(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64], adapt: bool) {
         self.errors(t, q, v);
         if let (true, Some(tc)) = (self.law.is_task_space(), self.task.as_deref_mut()) {
             tc.evaluate(
@@ -484,7 +488,7 @@ impl Controller {
                 for i in 0..n {
                     self.tau[i] = tau[i] - gain(kd, r, i) * self.s[i];
                 }
-                if let Some(a) = adaptation {
+                if let (Some(a), true) = (adaptation, adapt) {
                     let b = self.factorization.body_level();
                     slotine_li_regressor_transpose(
                         estimate,
@@ -495,10 +499,10 @@ impl Controller {
                         &self.a_r,
                         &self.s,
                         b,
-                        &mut self.parameter_rate,
+                        &mut self.regressor_s,
                     );
                     for (p, rate) in self.parameter_rate.iter_mut().enumerate() {
-                        *rate *= -a.gamma[p];
+                        *rate = self.regressor_s[p] * -a.gamma[p];
                     }
                 }
             }

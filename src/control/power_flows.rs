@@ -29,6 +29,17 @@
 use super::{gain, ControlLaw, Controller};
 use crate::model::Model;
 
+/// Where the controller's last `compute` was, for [`Controller::power_flows`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LastCompute {
+    /// At this state with the plant's own parameters: tau* = tau.
+    Exact,
+    /// At this state with the current estimates, its torque applied.
+    AtThisState,
+    /// Elsewhere (a torque held from an earlier state).
+    Elsewhere,
+}
+
 /// The three powers of one instant (W).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PowerFlows {
@@ -49,11 +60,14 @@ impl Controller {
 
     /// The powers at (t, q, v) for the torque `tau` the plant receives, the
     /// external generalized forces `tau_ext`, and, when adaptive, the
-    /// estimate error `pi_tilde` and the applied rate `parameter_rate`. The
-    /// law is evaluated once more with the true model `plant` (this
-    /// overwrites the controller's output buffers), unless `evaluated_exactly`
-    /// says its last `compute` was at this state with the plant's own
-    /// parameters (then tau* = tau). `None` for computed torque.
+    /// estimate error `pi_tilde` and the applied rate `parameter_rate`.
+    /// tau* is the law's torque with the true model `plant`: tau itself
+    /// after an [`LastCompute::Exact`] compute; for adaptive joint
+    /// Slotine-Li on a fixed root computed [`LastCompute::AtThisState`],
+    /// tau - tau* = Y pi_tilde, so s^T (tau - tau*) = (Y^T s) . pi_tilde
+    /// from the adaptation's own product; otherwise the torque is evaluated
+    /// once more with `plant` (overwriting the controller's torque buffer,
+    /// not its parameter rate). `None` for computed torque.
     #[allow(clippy::too_many_arguments)]
     pub fn power_flows(
         &mut self,
@@ -64,13 +78,22 @@ impl Controller {
         tau_ext: &[f64],
         pi_tilde: &[f64],
         parameter_rate: &[f64],
-        evaluated_exactly: bool,
+        last: LastCompute,
     ) -> Option<PowerFlows> {
         if !self.has_passive_port() {
             return None;
         }
-        if !evaluated_exactly {
-            self.compute_demanded(t, plant, q, v);
+        let linear = last == LastCompute::AtThisState
+            && self.root_speeds == 0
+            && matches!(
+                self.law,
+                ControlLaw::SlotineLi {
+                    adaptation: Some(_),
+                    ..
+                }
+            );
+        if last != LastCompute::Exact && !linear {
+            self.compute_demanded(t, plant, q, v, false);
         }
         let r = self.root_speeds;
         let mut flows = PowerFlows::default();
@@ -105,6 +128,13 @@ impl Controller {
                 flows.dissipation = s_x.iter().zip(kd).map(|(s, k)| k * s * s).sum();
             }
             ControlLaw::ComputedTorque { .. } => unreachable!("no passive port"),
+        }
+        if linear {
+            flows.mismatch += pi_tilde
+                .iter()
+                .zip(&self.regressor_s)
+                .map(|(p, ys)| p * ys)
+                .sum::<f64>();
         }
         if let Some(a) = self.law.adaptation() {
             flows.mismatch += pi_tilde

@@ -1,4 +1,7 @@
-//! Figures that need no run (`passivity-lab figure`), drawn once and
-//! written as PNG and SVG by [`crate::scenario::figure::write_figure`].
+//! Figures that need no run (`passivity-lab figure`, `bench --scaling`),
+//! drawn once and written as PNG and SVG by
+//! [`crate::scenario::figure::write_figure`].
 
 pub mod connections;
+pub mod cost_curves;
+pub mod cost_table;

@@ -10,7 +10,7 @@ pub mod interaction;
 mod lesson;
 mod names;
 mod output;
-mod plots;
+pub(crate) mod plots;
 mod rotors;
 mod runner;
 mod schema;
