@@ -262,7 +262,19 @@ fn draw_arrows(
         let offset = layout.offset(i, count);
         let origin = a.origin + offset;
         if let (true, Some(scale)) = (settings.transport, state.vector_scale) {
-            for x in &a.reference {
+            // Where C*'s vector is the variant's own (C* itself), the grey
+            // copy would only fight the colour for the same pixels.
+            let differs = |k: usize, x: &Vec3| {
+                a.transported
+                    .get(k)
+                    .is_none_or(|own| (*own - *x).length() > 1e-3 * own.length())
+            };
+            for (_, x) in a
+                .reference
+                .iter()
+                .enumerate()
+                .filter(|(k, x)| differs(*k, x))
+            {
                 gizmos.arrow(
                     origin,
                     origin + scale * *x,
