@@ -122,7 +122,7 @@ def test_torsion_refused_below_three_dofs():
 
 def test_bad_scenario_key_and_value():
     s = pl.Scenario.default()
-    with pytest.raises(pl.Error, match="the scenario has no 'nothere'"):
+    with pytest.raises(pl.Error, match="unknown field `nothere`"):
         s.set("nothere.beta", 1.0)
     with pytest.raises(pl.Error, match="variants"):
         s.set("variants[7].factorization.beta", 1.0)
