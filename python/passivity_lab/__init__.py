@@ -8,6 +8,10 @@ order (``model.idx_vs``); a free root has configuration
 ``[x, y, z, qx, qy, qz, qw]`` and body-frame speeds ``[angular; linear]``.
 Errors of the library raise ``passivity_lab.Error`` with the command
 line's message.
+
+``passivity_lab.sweep`` runs a scenario over a grid of keys' values or
+random samples, on this machine (``sweep.run``) or on a Ray cluster
+(``sweep.on_ray``), giving the table of ``passivity-lab sweep``.
 """
 
 from ._core import (  # noqa: F401
@@ -15,6 +19,8 @@ from ._core import (  # noqa: F401
     Error,
     Model,
     Scenario,
+    SweepPlan,
+    SweepTable,
     aba,
     christoffel_symbols,
     coriolis_all,
@@ -33,6 +39,7 @@ from ._core import (  # noqa: F401
     rnea,
     slotine_li_torque,
 )
+from . import sweep  # noqa: F401
 from .runs import Run, run  # noqa: F401
 
 FACTORIZATIONS = ("christoffel", "classic", "alternate", "torsion")

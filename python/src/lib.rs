@@ -11,6 +11,7 @@ mod dynamics;
 mod frames;
 mod model;
 mod scenario;
+mod sweep;
 
 use pyo3::prelude::*;
 
@@ -32,7 +33,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<data::Data>()?;
     m.add_class::<scenario::Scenario>()?;
+    m.add_function(wrap_pyfunction!(scenario::toml_text, m)?)?;
     dynamics::register(m)?;
     frames::register(m)?;
+    sweep::register(m)?;
     Ok(())
 }

@@ -58,6 +58,21 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     )))
 }
 
+/// A Python value as TOML text (`toml_text([1.0, 2.0]) == "[1.0, 2.0]"`),
+/// as `Scenario.set` writes it; `key` names it in the error.
+#[pyfunction]
+#[pyo3(signature = (value, key = "value"))]
+pub fn toml_text(value: &Bound<'_, PyAny>, key: &str) -> PyResult<String> {
+    Ok(toml_value(value, key)?.to_string())
+}
+
+impl Scenario {
+    /// The library's scenario.
+    pub(crate) fn inner(&self) -> &LibScenario {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl Scenario {
     /// Reads and checks a scenario file (TOML).
@@ -91,8 +106,7 @@ impl Scenario {
     /// the result, as `passivity-lab sweep --param KEY` does. On error the
     /// scenario is unchanged.
     fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = toml_value(value, key)?.to_string();
-        self.set_toml(key, &value)
+        self.set_toml(key, &toml_text(value, key)?)
     }
 
     /// `set` with the value as TOML text (`"2.5"`, `"[1.0, 2.0]"`, `"'classic'"`).
@@ -127,6 +141,12 @@ impl Scenario {
             .iter()
             .map(|v| v.name.clone())
             .collect()
+    }
+    /// The scenario's TOML text, with the edits made by `set`: what a sweep
+    /// task on another process or machine parses.
+    #[getter]
+    fn text(&self) -> &str {
+        self.inner.text()
     }
     /// The scenario with every default written out (`scenario.resolved.toml`).
     #[getter]

@@ -177,6 +177,11 @@ impl Scenario {
         &self.warnings
     }
 
+    /// The TOML text the scenario was parsed from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// The same scenario with `robot.strict = true`: the robot's URDF is
     /// loaded strictly (no effect on built-in systems).
     pub fn with_strict_robot(&self) -> Result<Scenario, ScenarioError> {
