@@ -176,6 +176,10 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         }
         *last = Instant::now();
         let elapsed = started.elapsed().as_secs_f64();
+        if done == total {
+            eprintln!("  {done}/{total} runs done in {}", format_duration(elapsed));
+            return;
+        }
         let eta = elapsed / done.max(1) as f64 * (total - done) as f64;
         eprintln!(
             "  {done}/{total} runs done, {} elapsed, ETA {}",
