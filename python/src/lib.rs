@@ -9,6 +9,7 @@ mod arrays;
 mod data;
 mod dynamics;
 mod frames;
+mod interrupt;
 mod model;
 mod scenario;
 mod sweep;

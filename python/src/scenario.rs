@@ -4,14 +4,17 @@
 //! array, with its summary (`summary.json`'s entry) as JSON text.
 
 use crate::error;
+use crate::interrupt::interruptible;
 use numpy::{PyArray1, PyArrayMethods};
 use passivity_lab::scenario::{
-    run_variant, series, summary, with_parameters, RunEstimate, Scenario as LibScenario,
+    run_variant_until, series, summary, with_parameters, RunEstimate, Scenario as LibScenario,
+    VariantResult,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 /// A checked scenario; `set` edits it, `run` runs it.
 #[pyclass(module = "passivity_lab")]
@@ -56,6 +59,28 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
         "{key}: cannot write a {} as a TOML value (use bool, int, float, str, list or dict)",
         x.get_type().name()?
     )))
+}
+
+/// `{variant: passivity_lab.Run}` of finished (or interrupted) runs, in
+/// their order.
+fn runs_dict(py: Python<'_>, results: Vec<VariantResult>) -> PyResult<Bound<'_, PyDict>> {
+    let run_class = py.import("passivity_lab.runs")?.getattr("Run")?;
+    let out = PyDict::new(py);
+    for r in results {
+        let s = series(&r);
+        let (rows, cols) = (s.rows(), s.columns.len());
+        // The series' buffer becomes the array's: no copy.
+        let data = PyArray1::from_vec(py, s.data).reshape([rows, cols])?;
+        let run = run_class.call1((
+            &r.name,
+            s.columns,
+            data,
+            summary(&r).to_string(),
+            r.divergence.as_ref().map(|d| d.to_string()),
+        ))?;
+        out.set_item(&r.name, run)?;
+    }
+    Ok(out)
 }
 
 /// A Python value as TOML text (`toml_text([1.0, 2.0]) == "[1.0, 2.0]"`),
@@ -167,7 +192,9 @@ impl Scenario {
     /// GIL released, as `passivity-lab run` does (refusing runs beyond its
     /// ceiling unless `allow_long`), and returns `{variant: Run}` in the
     /// scenario's order (`passivity_lab.Run`: the series, the summary, the
-    /// divergence).
+    /// divergence). Ctrl-C stops the run under way after its step and
+    /// raises `KeyboardInterrupt` whose `partial` holds the runs so far
+    /// (the last one's summary says `interrupted`).
     #[pyo3(signature = (variants = None, allow_long = false))]
     fn run<'py>(
         &self,
@@ -188,29 +215,21 @@ impl Scenario {
         self.inner
             .check_run_size(&RunEstimate::of_run(&built), allow_long)
             .map_err(error)?;
-        let results = py.detach(|| {
-            built
-                .into_iter()
-                .map(|v| run_variant(v, &mut |_| {}))
-                .collect::<Vec<_>>()
-        });
-        let run_class = py.import("passivity_lab.runs")?.getattr("Run")?;
-        let out = PyDict::new(py);
-        for r in results {
-            let s = series(&r);
-            let (rows, cols) = (s.rows(), s.columns.len());
-            // The series' buffer becomes the array's: no copy.
-            let data = PyArray1::from_vec(py, s.data).reshape([rows, cols])?;
-            let run = run_class.call1((
-                &r.name,
-                s.columns,
-                data,
-                summary(&r).to_string(),
-                r.divergence.as_ref().map(|d| d.to_string()),
-            ))?;
-            out.set_item(&r.name, run)?;
-        }
-        Ok(out)
+        let results = interruptible(
+            py,
+            |stop| {
+                let mut results = Vec::with_capacity(built.len());
+                for v in built {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    results.push(run_variant_until(v, &mut |_| {}, stop));
+                }
+                results
+            },
+            |py, partial| Ok(runs_dict(py, partial)?.into_any().unbind()),
+        )?;
+        runs_dict(py, results)
     }
 
     fn __repr__(&self) -> String {

@@ -4,6 +4,7 @@
 //! `passivity-lab sweep` writes it.
 
 use crate::error;
+use crate::interrupt::interruptible;
 use crate::scenario::Scenario;
 use passivity_lab::scenario::{
     run_one, Scenario as LibScenario, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec,
@@ -113,7 +114,9 @@ impl SweepPlan {
 
     /// Runs the whole sweep on this machine, on `threads` threads (default:
     /// every core), with the GIL released: the single-machine `sweep`
-    /// (after `check_size`).
+    /// (after `check_size`). Ctrl-C ends the runs under way (their rows say
+    /// `interrupted`) and raises `KeyboardInterrupt` whose `partial` is the
+    /// table so far, marked incomplete.
     #[pyo3(signature = (threads = None, allow_long = false))]
     fn run(
         &self,
@@ -126,7 +129,11 @@ impl SweepPlan {
         });
         self.check_size(threads, allow_long)?;
         let plan = self.plan.clone();
-        let table = py.detach(|| plan.run(threads, &|_, _| {}, &AtomicBool::new(false)));
+        let table = interruptible(
+            py,
+            |stop| plan.run(threads, &|_, _| {}, stop),
+            |py, table| Ok(Py::new(py, SweepTable { table })?.into_any()),
+        )?;
         Ok(SweepTable { table })
     }
 
