@@ -319,3 +319,71 @@ fn a_ball_bounces_by_the_ground_restitution() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The Solo-12 drop with `robot.collision_spheres` on the four feet: each
+/// foot touches the ground at one point (a ball, not a hull's patch), the
+/// robot settles carrying exactly its weight, and at the height the mesh
+/// feet give (the 16.1 mm balls reach 0.12 mm below the feet's meshes;
+/// measured: 0.228644 m against 0.228525 m).
+#[test]
+fn solo_on_ball_feet_settles_on_four_points_carrying_its_weight() {
+    let path = repo_path("scenarios/solo12_drop.toml");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "root = \"free\"",
+        "root = \"free\"\ncollision_spheres = [\"FL_FOOT\", \"FR_FOOT\", \"HL_FOOT\", \"HR_FOOT\"]",
+    );
+    let scenario = Scenario::parse(&text, &path).unwrap();
+    let mut sim = scenario.variants().unwrap().remove(0).simulation;
+    let weight: f64 = sim.plant.bodies.iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
+    for _ in 0..3000 {
+        sim.step().unwrap();
+    }
+    let contacts = sim.contacts();
+    assert_eq!(contacts.len(), 4, "{contacts:?}");
+    assert!(contacts
+        .iter()
+        .all(|c| c.normal.z > 0.999 && c.point.z.abs() < 1e-3));
+    let force = total_normal_force(contacts);
+    assert!(
+        (force - weight).abs() < 1e-6 * weight,
+        "ground force {force} N, weight {weight} N"
+    );
+    let vmax = sim.v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(vmax < 1e-3, "still moving: max |v| = {vmax}");
+    let meshes = solo_drop("contact", 1e-3, 3.0).0;
+    let (balls, mesh) = (sim.q[2], meshes[meshes.len() - 1]);
+    eprintln!("settled base height: ball feet {balls} m, mesh feet {mesh} m");
+    assert!((balls - mesh).abs() < 2e-3, "{balls} against {mesh}");
+}
+
+#[test]
+fn collision_spheres_are_refused_where_they_cannot_apply() {
+    let path = repo_path("scenarios/solo12_drop.toml");
+    let solo = std::fs::read_to_string(&path).unwrap();
+    let with = |spheres: &str, plant: &str| {
+        solo.replace(
+            "root = \"free\"",
+            &format!("root = \"free\"\ncollision_spheres = {spheres}"),
+        )
+        .replace("plant = \"contact\"", &format!("plant = \"{plant}\""))
+    };
+    for (text, expected) in [
+        (with("[\"FL_TOE\"]", "contact"), "robot.collision_spheres: "),
+        (
+            with("[\"FL_FOOT\"]", "own"),
+            "robot.collision_spheres: collision shapes need plant",
+        ),
+    ] {
+        let m = match Scenario::parse(&text, &path).and_then(|s| s.variants().map(|_| ())) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(m.contains(expected), "-> {m}");
+        if text.contains("FL_TOE") {
+            assert!(
+                m.contains("'FL_TOE' is not a link of the robot") && m.contains("solo12.urdf"),
+                "{m}"
+            );
+        }
+    }
+}

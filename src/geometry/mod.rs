@@ -1,11 +1,14 @@
 //! Robot geometry from the URDF, free of Bevy and rapier: the shapes of the
 //! `<visual>` elements (drawn by the app) and of the `<collision>` elements
-//! (the rapier plant's colliders), attached to the model's frames; meshes
+//! (the contact plants' colliders, optionally with spheres in place of
+//! named links' shapes), attached to the model's frames; meshes
 //! (STL, COLLADA, OBJ) read with mesh-loader.
 
+mod collision_spheres;
 mod mesh;
 mod urdf_shapes;
 
+pub use collision_spheres::with_collision_spheres;
 pub use mesh::{read_mesh, resolve_mesh_path, MeshCache, MeshData};
 pub use urdf_shapes::{urdf_shapes, GeometryKind, MissingGeometry, UrdfShapes};
 

@@ -102,6 +102,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             strict: false,
             mimic: true,
             rotors: Vec::new(),
+            collision_spheres: Vec::new(),
             gravity: [0.0, 0.0, -9.81],
             mass: None,
             masses: None,

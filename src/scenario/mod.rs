@@ -50,7 +50,7 @@ use crate::control::stepped_target;
 use crate::control::task::SingularityDamping;
 use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
-use crate::geometry::{urdf_shapes, GeometryKind, MeshCache, Part};
+use crate::geometry::{urdf_shapes, with_collision_spheres, GeometryKind, MeshCache, Part};
 use crate::input::{read_text, InputError, InputKind};
 use crate::model::{
     planar_two_link_arm, point_mass, Model, ModelError, ModelWarning, RootJoint, UrdfOptions,
@@ -667,9 +667,17 @@ impl Scenario {
         }
     }
 
-    /// The robot's URDF collision shapes (None for a built-in system).
+    /// The robot's URDF collision shapes (None for a built-in system), with
+    /// `robot.collision_spheres` in place of the named links' shapes.
     fn collision_parts(&self, model: &Model) -> Result<Option<Vec<Part>>, ScenarioError> {
+        let spheres = &self.file.robot.collision_spheres;
         let Some(urdf) = self.urdf_path() else {
+            if !spheres.is_empty() {
+                return Err(self.invalid(
+                    "robot.collision_spheres",
+                    "applies to URDF robots only (a built-in system has no collision geometry)",
+                ));
+            }
             return Ok(None);
         };
         let shapes = urdf_shapes(
@@ -689,7 +697,17 @@ impl Scenario {
                 ),
             ));
         }
-        Ok(Some(shapes.parts))
+        if spheres.is_empty() {
+            return Ok(Some(shapes.parts));
+        }
+        with_collision_spheres(model, shapes.parts, spheres)
+            .map(Some)
+            .map_err(|e| {
+                self.invalid(
+                    "robot.collision_spheres",
+                    format!("{}: {e}", urdf.display()),
+                )
+            })
     }
 
     /// The joint speeds of least norm that give the task the twist `x_dot`
@@ -1080,6 +1098,12 @@ impl Scenario {
                     if given {
                         return Err(self.invalid(key, "applies to plant = \"rapier\" only"));
                     }
+                }
+                if !f.robot.collision_spheres.is_empty() {
+                    return Err(self.invalid(
+                        "robot.collision_spheres",
+                        "collision shapes need plant = \"contact\" or \"rapier\" in [simulation]",
+                    ));
                 }
                 if !f.environment.is_empty() {
                     return Err(self.invalid(

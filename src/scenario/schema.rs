@@ -108,6 +108,11 @@ pub struct RobotSpec {
     /// [`RotorSpec`]); they need `mimic`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rotors: Vec<RotorSpec>,
+    /// URDF robots on a contact plant: links whose collision shapes are
+    /// replaced by one bounding sphere each (ball feet, e.g. Solo-12's
+    /// `FL_FOOT`); see `geometry::with_collision_spheres`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collision_spheres: Vec<String>,
     /// Gravity in world coordinates, default [0, 0, -9.81].
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],
