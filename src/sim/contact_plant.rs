@@ -165,7 +165,8 @@ pub struct ContactPlant {
     /// Slot of each body's H^-1 J_b^T in `body_y` this step (usize::MAX: none).
     body_slot: Vec<usize>,
     slots: usize,
-    body_y: Vec<f64>,
+    /// H^-1 J_b^T of each slot's body: nv rows of its six columns.
+    body_y: Vec<[f64; 6]>,
     /// Warm start of the limits: impulse of each limit's lower / upper row.
     limit_impulses: Vec<[f64; 2]>,
     ltdl: Ltdl,
@@ -510,7 +511,7 @@ impl ContactPlant {
         }
     }
 
-    /// The slot of H^-1 J_b^T for `body` (6 columns of nv: the body's
+    /// The slot of H^-1 J_b^T for `body` (nv rows of 6 columns: the body's
     /// spatial Jacobian at the world origin, rows `[angular; linear]`,
     /// through the factor), computed on first use in a step.
     fn body_inverse_jacobian(&mut self, body: usize) -> usize {
@@ -521,21 +522,20 @@ impl ContactPlant {
         let slot = self.slots;
         self.slots += 1;
         self.body_slot[body] = slot;
-        if self.body_y.len() < (slot + 1) * 6 * nv {
-            self.body_y.resize((slot + 1) * 6 * nv, 0.0);
+        if self.body_y.len() < (slot + 1) * nv {
+            self.body_y.resize((slot + 1) * nv, [0.0; 6]);
         }
         let b = &self.model.bodies[body];
         let last = b.v_index + b.joint.nv() - 1;
-        let y = &mut self.body_y[slot * 6 * nv..(slot + 1) * 6 * nv];
-        y.fill(0.0);
+        let y = &mut self.body_y[slot * nv..(slot + 1) * nv];
+        y.fill([0.0; 6]);
         for k in self.model.support(last) {
             let phi = self.ws.axes[k];
-            for r in 0..3 {
-                y[r * nv + k] = phi.ang[r];
-                y[(r + 3) * nv + k] = phi.lin[r];
-            }
+            y[k] = [
+                phi.ang[0], phi.ang[1], phi.ang[2], phi.lin[0], phi.lin[1], phi.lin[2],
+            ];
         }
-        self.ltdl.solve_columns(y);
+        self.ltdl.solve_six_on_support(last, y);
         slot
     }
 
@@ -554,10 +554,9 @@ impl ContactPlant {
             jr[k] = d.dot(&(phi.lin + phi.ang.cross(point)));
         }
         let y = &mut self.minv_jt[r * nv..(r + 1) * nv];
-        y.fill(0.0);
-        let yb = &self.body_y[slot * 6 * nv..(slot + 1) * 6 * nv];
-        for (ci, col) in c.iter().zip(yb.chunks_exact(nv)) {
-            axpy(y, *ci, col);
+        let yb = &self.body_y[slot * nv..(slot + 1) * nv];
+        for (yk, row) in y.iter_mut().zip(yb) {
+            *yk = row.iter().zip(&c).map(|(a, b)| a * b).sum();
         }
         let w = dot(jr, y);
         if w > 0.0 {
