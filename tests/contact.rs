@@ -244,7 +244,7 @@ fn single_body(
 ) {
     use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
     use passivity_lab::model::RootJoint;
-    use passivity_lab::sim::{Environment, Ground, RapierPlant};
+    use passivity_lab::sim::{Environment, Ground, HullCache, RapierPlant};
     let urdf = dir.join("shape.urdf");
     std::fs::write(
         &urdf,
@@ -275,7 +275,7 @@ fn single_body(
         }),
         ..Default::default()
     });
-    let added = plant.add_robot_shapes(&model, &shapes.parts);
+    let added = plant.add_robot_shapes(&model, &shapes.parts, &HullCache::default());
     (plant, added)
 }
 

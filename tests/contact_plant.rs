@@ -387,3 +387,16 @@ fn collision_spheres_are_refused_where_they_cannot_apply() {
         }
     }
 }
+
+/// `Scenario::variants()` builds the plants on every call (at load, for
+/// each run, on each reset in the app); the hulls of the collision meshes
+/// are built at the first one only. Solo-12 has 10 distinct collision
+/// meshes (base, four hips, two upper and two lower legs, the foot).
+#[test]
+fn collision_hulls_are_built_once_per_scenario() {
+    let scenario = Scenario::load(repo_path("scenarios/solo12_drop.toml")).unwrap();
+    assert_eq!(scenario.hulls().len(), 10);
+    scenario.variants().unwrap();
+    scenario.clone().variants().unwrap();
+    assert_eq!(scenario.hulls().len(), 10);
+}

@@ -448,7 +448,7 @@ fn obstacles_out_of_range_or_too_many_are_refused_naming_the_key() {
 fn a_panic_inside_the_rapier_step_becomes_a_divergence() {
     use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
     use passivity_lab::scenario::Scenario;
-    use passivity_lab::sim::{BoxObstacle, Environment, RapierPlant};
+    use passivity_lab::sim::{BoxObstacle, Environment, HullCache, RapierPlant};
     let scenario = Scenario::parse(&ur5_rapier_scenario(""), "ur5.toml").unwrap();
     let variant = scenario.variants().unwrap().remove(0);
     let s = variant.simulation;
@@ -470,7 +470,9 @@ fn a_panic_inside_the_rapier_step_becomes_a_divergence() {
         &mut MeshCache::default(),
     )
     .unwrap();
-    plant.add_robot_shapes(&s.plant, &shapes.parts).unwrap();
+    plant
+        .add_robot_shapes(&s.plant, &shapes.parts, &HullCache::default())
+        .unwrap();
     let mut sim = s.with_rapier(plant);
     let stop = (0..50)
         .find_map(|_| sim.step().err())
@@ -485,7 +487,7 @@ fn a_panic_inside_the_rapier_step_becomes_a_divergence() {
 #[test]
 fn robot_collision_shapes_beyond_a_kilometre_are_refused_naming_the_link() {
     use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
-    use passivity_lab::sim::RapierPlant;
+    use passivity_lab::sim::{HullCache, RapierPlant};
     let dir = scratch("huge-part");
     for (geometry, origin, expected) in [
         (
@@ -521,7 +523,7 @@ fn robot_collision_shapes_beyond_a_kilometre_are_refused_naming_the_link() {
         .parts;
         let mut plant = RapierPlant::new(&model, &[0.0], &[0.0], 1e-3, 4).unwrap();
         let err = plant
-            .add_robot_shapes(&model, &parts)
+            .add_robot_shapes(&model, &parts, &HullCache::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("arm") && err.contains(expected), "{err}");

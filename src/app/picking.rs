@@ -43,7 +43,7 @@ impl Picker {
             .iter()
             .filter(|p| model.frames[p.frame].body.is_some())
             .filter_map(|p| {
-                let (shape, rot) = collider_shape(&p.shape).ok()?;
+                let (shape, rot) = collider_shape(&p.shape, None).ok()?;
                 Some(PickPart {
                     frame: p.frame,
                     origin: p.origin.compose(&Transform::new(rot, Vec3::zeros())),

@@ -56,8 +56,8 @@ use crate::model::{
     planar_two_link_arm, point_mass, Model, ModelError, ModelWarning, RootJoint, UrdfOptions,
 };
 use crate::sim::{
-    ContactPlant, ControlMode, Disturbance, Integrator, Push, RapierPlant, Simulation, Stepping,
-    BLOW_UP, MAX_POSITION,
+    ContactPlant, ControlMode, Disturbance, HullCache, Integrator, Push, RapierPlant, Simulation,
+    Stepping, BLOW_UP, MAX_POSITION,
 };
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 use std::path::{Path, PathBuf};
@@ -101,6 +101,8 @@ pub struct Scenario {
     text: String,
     /// What the URDF loader changed in the robot (see [`Scenario::warnings`]).
     warnings: Vec<ModelWarning>,
+    /// The collision meshes' hulls, built at the first `variants()` call.
+    hulls: HullCache,
 }
 
 /// One variant ready to run.
@@ -161,6 +163,7 @@ impl Scenario {
             path,
             text: text.to_string(),
             warnings: Vec::new(),
+            hulls: HullCache::default(),
         };
         scenario.check_names()?;
         scenario.check_lesson()?;
@@ -180,6 +183,11 @@ impl Scenario {
     /// The TOML text the scenario was parsed from.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The collision meshes' hulls built so far (shared by its clones).
+    pub fn hulls(&self) -> &HullCache {
+        &self.hulls
     }
 
     /// The same scenario with `robot.strict = true`: the robot's URDF is
@@ -627,7 +635,7 @@ impl Scenario {
         plant.add_environment(env);
         if let Some(parts) = self.collision_parts(model)? {
             plant
-                .add_robot_shapes(model, &parts)
+                .add_robot_shapes(model, &parts, &self.hulls)
                 .map_err(|e| self.invalid("robot.urdf", self.in_urdf(e)))?;
         }
         Ok(plant)
@@ -653,7 +661,7 @@ impl Scenario {
         plant.add_environment(env);
         if let Some(parts) = self.collision_parts(model)? {
             plant
-                .add_robot_shapes(&parts)
+                .add_robot_shapes(&parts, &self.hulls)
                 .map_err(|e| self.invalid("robot.urdf", self.in_urdf(e)))?;
         }
         Ok(plant)

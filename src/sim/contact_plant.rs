@@ -30,6 +30,7 @@
 //!   by more than [`TOLERANCE`] or after [`MAX_SWEEPS`] sweeps.
 
 use super::environment::Environment;
+use super::hull_cache::HullCache;
 use super::rapier_plant::{environment_colliders, part_collider, pose};
 use super::Contact;
 use crate::algorithms::{crba, rnea, Ltdl, Workspace};
@@ -279,10 +280,15 @@ impl ContactPlant {
     }
 
     /// Adds the robot's collision shapes on the bodies their frames belong
-    /// to (shapes on world-fixed frames never move and are left out).
-    pub fn add_robot_shapes(&mut self, parts: &[Part]) -> Result<(), ContactPlantError> {
+    /// to (shapes on world-fixed frames never move and are left out);
+    /// meshes' hulls come from (and go into) `hulls`.
+    pub fn add_robot_shapes(
+        &mut self,
+        parts: &[Part],
+        hulls: &HullCache,
+    ) -> Result<(), ContactPlantError> {
         for part in parts {
-            let (shape, in_frame) = part_collider(&self.model, part)
+            let (shape, in_frame) = part_collider(&self.model, part, hulls)
                 .map_err(|(frame, why)| ContactPlantError::Shape { frame, why })?;
             let frame = &self.model.frames[part.frame];
             let Some(body) = frame.body else {

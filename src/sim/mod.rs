@@ -19,6 +19,7 @@
 mod contact_plant;
 mod disturbance;
 mod environment;
+mod hull_cache;
 mod rapier_plant;
 
 pub use contact_plant::{ContactPlant, ContactPlantError};
@@ -26,6 +27,7 @@ pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
+pub use hull_cache::HullCache;
 #[cfg(feature = "gui")]
 pub(crate) use rapier_plant::{collider_shape, pose, vector};
 pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};

@@ -31,6 +31,7 @@
 
 use super::disturbance::AppliedWrench;
 use super::environment::{Environment, MAX_POSITION, MAX_SHAPE_SIZE};
+use super::hull_cache::HullCache;
 use crate::geometry::{Part, Shape};
 use crate::model::{Joint, Model};
 use crate::spatial::{
@@ -199,7 +200,10 @@ fn shape_name(shape: &Shape) -> &'static str {
 /// A collider for one URDF collision shape (cylinders along z); sizes
 /// must be positive and finite (rapier's broad phase cannot take NaN) and
 /// at most [`MAX_SHAPE_SIZE`], a mesh's scaled points as well.
-pub(crate) fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), String> {
+pub(crate) fn collider_shape(
+    shape: &Shape,
+    hulls: Option<&HullCache>,
+) -> Result<(SharedShape, Mat3), String> {
     let along_z = rpy_to_matrix([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
     let sizes: Vec<f64> = match shape {
         Shape::Box { size } => size.to_vec(),
@@ -251,19 +255,26 @@ pub(crate) fn collider_shape(shape: &Shape) -> Result<(SharedShape, Mat3), Strin
         ),
         Shape::Sphere { radius } => (SharedShape::ball(*radius), Mat3::identity()),
         Shape::Mesh { path, data, scale } => {
-            let points: Vec<Vector> = data
-                .positions
-                .iter()
-                .map(|p| {
-                    Vector::new(
-                        p[0] as f64 * scale[0],
-                        p[1] as f64 * scale[1],
-                        p[2] as f64 * scale[2],
-                    )
+            let build = || {
+                let points: Vec<Vector> = data
+                    .positions
+                    .iter()
+                    .map(|p| {
+                        Vector::new(
+                            p[0] as f64 * scale[0],
+                            p[1] as f64 * scale[1],
+                            p[2] as f64 * scale[2],
+                        )
+                    })
+                    .collect();
+                SharedShape::convex_hull(&points).ok_or_else(|| {
+                    format!("mesh {}: its convex hull is degenerate", path.display())
                 })
-                .collect();
-            let hull = SharedShape::convex_hull(&points)
-                .ok_or_else(|| format!("mesh {}: its convex hull is degenerate", path.display()))?;
+            };
+            let hull = match hulls {
+                Some(cache) => cache.hull(path, *scale, build)?,
+                None => build()?,
+            };
             (hull, Mat3::identity())
         }
     })
@@ -318,6 +329,7 @@ pub(crate) fn environment_colliders(environment: &Environment) -> Vec<Environmen
 pub(crate) fn part_collider(
     model: &Model,
     part: &Part,
+    hulls: &HullCache,
 ) -> Result<(SharedShape, Transform), (String, String)> {
     let frame = &model.frames[part.frame];
     let o = &part.origin;
@@ -336,7 +348,8 @@ pub(crate) fn part_collider(
             ),
         ));
     }
-    let (shape, turn) = collider_shape(&part.shape).map_err(|why| (frame.name.clone(), why))?;
+    let (shape, turn) =
+        collider_shape(&part.shape, Some(hulls)).map_err(|why| (frame.name.clone(), why))?;
     Ok((
         shape,
         part.origin.compose(&Transform::new(turn, Vec3::zeros())),
@@ -493,16 +506,18 @@ impl RapierPlant {
     }
 
     /// Adds the robot's collision shapes (e.g. its URDF `<collision>`
-    /// elements), massless, on the bodies their frames belong to.
+    /// elements), massless, on the bodies their frames belong to; meshes'
+    /// hulls come from (and go into) `hulls`.
     pub fn add_robot_shapes(
         &mut self,
         model: &Model,
         parts: &[Part],
+        hulls: &HullCache,
     ) -> Result<(), RapierPlantError> {
         let groups = InteractionGroups::new(ROBOT, WORLD, InteractionTestMode::And);
         for part in parts {
             let frame = &model.frames[part.frame];
-            let (shape, in_frame) = part_collider(model, part)
+            let (shape, in_frame) = part_collider(model, part, hulls)
                 .map_err(|(frame, why)| RapierPlantError::Shape { frame, why })?;
             let (parent, at) = match frame.body {
                 Some(b) => (
