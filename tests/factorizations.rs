@@ -11,6 +11,7 @@ use passivity_lab::algorithms::{
     operational_space_inverse_inertia_dense, BodyFactorization, JacobianFrame,
     OperationalSpaceWorkspace, Workspace,
 };
+use passivity_lab::analysis::ContorsionForce;
 use passivity_lab::factorization::{
     diagnose, task_space_dynamics, transform_coriolis, Beta, Factorization, FactorizationError,
 };
@@ -96,6 +97,7 @@ fn check_admissible(model: &Model, seed: u64) {
     let (q, v) = random_state(model, seed);
     let n = model.nv;
     let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+    let mut contorsion = ContorsionForce::new(n);
     for f in all_factorizations(n) {
         f.validate(model).unwrap();
         let d = diagnose(model, &mut ws, &q, &v, &f);
@@ -115,8 +117,27 @@ fn check_admissible(model: &Model, seed: u64) {
         let c = f.coriolis_matrix(model, &mut ws, &q, &v).clone();
         let cx = f.coriolis_product(model, &mut ws, &q, &v, &x).clone();
         assert!(
-            (&c * DVector::from_column_slice(&x) - cx).amax() < 1e-11 * (1.0 + c.amax()),
+            (&c * DVector::from_column_slice(&x) - &cx).amax() < 1e-11 * (1.0 + c.amax()),
             "{}: C x without C",
+            f.name()
+        );
+        // The contorsion force (C - C*) x from the two matrices, against
+        // the difference of the two O(N) products.
+        let c_star_x = Factorization::ChristoffelConsistent
+            .coriolis_product(model, &mut ws, &q, &v, &x)
+            .clone();
+        let c_star = coriolis_matrix(
+            model,
+            &mut ws,
+            &q,
+            &v,
+            BodyFactorization::ChristoffelConsistent,
+        );
+        contorsion.keep_c_star(c_star);
+        let force = contorsion.compute(&c, &x);
+        assert!(
+            (&cx - c_star_x - DVector::from_column_slice(force)).amax() < 1e-11 * (1.0 + c.amax()),
+            "{}: contorsion force (C - C*) x",
             f.name()
         );
         let mut g = vec![0.0; n * n * n];

@@ -8,47 +8,41 @@
 //! seed 001 Cor. III.1). It therefore never shows in the Lyapunov function
 //! (seed 001 eq. 14), only in the trajectory.
 
-use crate::algorithms::Workspace;
-use crate::factorization::Factorization;
-use crate::model::Model;
+use nalgebra::DMatrix;
 
-/// Buffers for (C - C*) q_dot_r on one model, two O(N) Coriolis products.
+/// (C - C*) q_dot_r from the two matrices, which a recorded sample forms
+/// anyway for its skew residual: O(nv^2) once C and C* are at hand.
 #[derive(Clone, Debug)]
 pub struct ContorsionForce {
-    ws: Workspace,
+    /// C*(q, v), kept by [`Self::keep_c_star`] before the factorization's
+    /// own C is formed in the same workspace.
+    c_star: DMatrix<f64>,
     /// (C - C*)(q, v) v_r after [`Self::compute`].
     pub force: Vec<f64>,
 }
 
 impl ContorsionForce {
-    /// Buffers for `model` (the controller's model).
-    pub fn new(model: &Model) -> Self {
+    /// Buffers for a model with `nv` speeds (the controller's model).
+    pub fn new(nv: usize) -> Self {
         ContorsionForce {
-            ws: Workspace::new(model),
-            force: vec![0.0; model.nv],
+            c_star: DMatrix::zeros(nv, nv),
+            force: vec![0.0; nv],
         }
     }
 
-    /// (C - C*)(q, v) v_r of factorization `f` into [`Self::force`]
-    /// (zero for C* itself, without computing anything).
-    pub fn compute(
-        &mut self,
-        model: &Model,
-        f: &Factorization,
-        q: &[f64],
-        v: &[f64],
-        v_r: &[f64],
-    ) -> &[f64] {
-        if *f == Factorization::ChristoffelConsistent {
-            self.force.fill(0.0);
-            return &self.force;
-        }
-        let c = f.coriolis_product(model, &mut self.ws, q, v, v_r);
-        self.force.copy_from_slice(c.as_slice());
-        let c_star =
-            Factorization::ChristoffelConsistent.coriolis_product(model, &mut self.ws, q, v, v_r);
-        for (out, star) in self.force.iter_mut().zip(c_star.iter()) {
-            *out -= star;
+    /// Keeps C*(q, v) for the next [`Self::compute`] at the same state.
+    pub fn keep_c_star(&mut self, c_star: &DMatrix<f64>) {
+        self.c_star.copy_from(c_star);
+    }
+
+    /// (C - C*) v_r into [`Self::force`], `c` the factorization's C at the
+    /// state of the kept C* (exactly zero for C* itself).
+    pub fn compute(&mut self, c: &DMatrix<f64>, v_r: &[f64]) -> &[f64] {
+        self.force.fill(0.0);
+        for (k, x) in v_r.iter().enumerate() {
+            for (i, out) in self.force.iter_mut().enumerate() {
+                *out += (c[(i, k)] - self.c_star[(i, k)]) * x;
+            }
         }
         &self.force
     }

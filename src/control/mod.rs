@@ -28,7 +28,7 @@ pub use power_flows::{LastCompute, PowerFlows};
 pub use reference::{Desired, JointTerms, Reference, Sine};
 pub use task::{Task, TaskKind, TaskReference, TaskSample};
 
-use crate::algorithms::{crba, rnea, slotine_li_regressor_transpose, Workspace};
+use crate::algorithms::{kinetic_energy, rnea, slotine_li_regressor_transpose, Workspace};
 use crate::factorization::Factorization;
 use crate::model::Model;
 use operational_space::OperationalSpace;
@@ -644,9 +644,18 @@ impl Controller {
             tc.sample = Some(tc.ws.sample());
         }
         let norm = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
+        // 1/2 x^T H(q) x of the plant in O(N), without forming H.
+        let kinetic = |plant_ws: &mut Workspace, x: &[f64]| kinetic_energy(plant, plant_ws, q, x);
         let quad = |h: &nalgebra::DMatrix<f64>, x: &[f64]| {
-            let xv = nalgebra::DVector::from_column_slice(x);
-            0.5 * xv.dot(&(h * &xv))
+            let mut sum = 0.0;
+            for (j, xj) in x.iter().enumerate() {
+                sum += xj
+                    * x.iter()
+                        .enumerate()
+                        .map(|(i, xi)| xi * h[(i, j)])
+                        .sum::<f64>();
+            }
+            0.5 * sum
         };
         let parameter = match (self.law.adaptation(), pi_tilde) {
             (Some(a), Some(pt)) => {
@@ -656,23 +665,18 @@ impl Controller {
         };
         let (kinetic, potential, e_norm, s_norm) = match &self.law {
             ControlLaw::SlotineLi { .. } => (
-                quad(crba(plant, plant_ws, q), &self.s),
+                kinetic(plant_ws, &self.s),
                 0.0,
                 norm(&self.e),
                 norm(&self.s),
             ),
             ControlLaw::TaskSlotineLi { .. } => {
                 let e_norm = self.task.as_ref().map_or(0.0, |tc| tc.ws.error.norm());
-                (
-                    quad(crba(plant, plant_ws, q), &self.s),
-                    0.0,
-                    e_norm,
-                    norm(&self.s),
-                )
+                (kinetic(plant_ws, &self.s), 0.0, e_norm, norm(&self.s))
             }
             ControlLaw::PdPlus { kp, .. } | ControlLaw::ComputedTorque { kp, .. } => {
                 let kinetic = match &self.law {
-                    ControlLaw::PdPlus { .. } => quad(crba(plant, plant_ws, q), &self.e_dot),
+                    ControlLaw::PdPlus { .. } => kinetic(plant_ws, &self.e_dot),
                     _ => 0.5 * self.e_dot.iter().map(|x| x * x).sum::<f64>(),
                 };
                 let r = self.root_speeds;

@@ -13,7 +13,7 @@ mod diagnostics;
 mod task_space;
 
 pub use change_of_coordinates::transform_coriolis;
-pub use diagnostics::{contorsion, diagnose, torsion_tensor, Diagnostics};
+pub use diagnostics::{contorsion, diagnose, skew_residual, torsion_tensor, Diagnostics};
 pub use task_space::{task_space_dynamics, TaskSpace};
 
 use crate::algorithms::{
@@ -190,12 +190,18 @@ impl Factorization {
         v: &[f64],
     ) -> &'w DMatrix<f64> {
         coriolis_matrix(model, ws, q, v, self.body_level());
+        self.add_torsion_terms(q, v, &mut ws.coriolis);
+        &ws.coriolis
+    }
+
+    /// c += the torsion terms' beta (u x) on rows and columns (i, j, k),
+    /// u = (v_i, v_j, v_k) (nothing for the body-level choices): turns the
+    /// matrix of [`Self::body_level`] into this factorization's C.
+    pub fn add_torsion_terms(&self, q: &[f64], v: &[f64], c: &mut DMatrix<f64>) {
         if let Factorization::Torsion(terms) = self {
             for t in terms {
                 let b = t.beta.value(q);
                 let [i, j, k] = t.indices;
-                // beta (u x) on rows/columns (i, j, k), u = (v_i, v_j, v_k).
-                let c = &mut ws.coriolis;
                 c[(i, j)] -= b * v[k];
                 c[(i, k)] += b * v[j];
                 c[(j, i)] += b * v[k];
@@ -204,7 +210,6 @@ impl Factorization {
                 c[(k, j)] += b * v[i];
             }
         }
-        &ws.coriolis
     }
 
     /// C(q, v) x without forming C: O(N) for the body-level choices, plus
@@ -218,7 +223,7 @@ impl Factorization {
         x: &[f64],
     ) -> &'w DVector<f64> {
         coriolis_product(model, ws, q, v, x, self.body_level());
-        self.add_torsion_product(q, v, x, &mut ws.tau);
+        self.add_torsion_product(q, v, x, ws.tau.as_mut_slice());
         &ws.tau
     }
 
@@ -234,12 +239,12 @@ impl Factorization {
         a_r: &[f64],
     ) -> &'w DVector<f64> {
         algorithms::slotine_li_torque(model, ws, q, v, v_r, a_r, self.body_level());
-        self.add_torsion_product(q, v, v_r, &mut ws.tau);
+        self.add_torsion_product(q, v, v_r, ws.tau.as_mut_slice());
         &ws.tau
     }
 
     /// out += sum of beta S^T ((S v) x (S x)) over the torsion terms.
-    fn add_torsion_product(&self, q: &[f64], v: &[f64], x: &[f64], out: &mut DVector<f64>) {
+    fn add_torsion_product(&self, q: &[f64], v: &[f64], x: &[f64], out: &mut [f64]) {
         if let Factorization::Torsion(terms) = self {
             for t in terms {
                 let b = t.beta.value(q);

@@ -35,6 +35,7 @@ pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
 use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
 use crate::analysis::ContorsionForce;
 use crate::control::{Controller, LastCompute, Lyapunov, PowerFlows, TaskSample};
+use crate::factorization::skew_residual;
 use crate::model::Model;
 use crate::spatial::RigidInertia;
 
@@ -305,7 +306,7 @@ impl Simulation {
             energy: controller.has_passive_port().then(EnergyBalance::default),
             plant_tau: vec![0.0; nv],
             pi_tilde: vec![0.0; np],
-            contorsion: ContorsionForce::new(&estimate),
+            contorsion: ContorsionForce::new(estimate.nv),
             controller_is_exact: control == ControlMode::Continuous
                 && !adaptive
                 && !plant.has_free_root()
@@ -692,25 +693,23 @@ impl Simulation {
             &v,
             (!p.is_empty()).then_some(&pi_tilde[..]),
         );
-        coriolis_matrix_and_derivatives(
-            &self.estimate,
-            &mut self.estimate_ws,
-            &q,
-            &v,
-            BodyFactorization::ChristoffelConsistent,
-        );
-        let hdot = self.estimate_ws.mass_matrix_dot.clone();
-        let c = self.controller.factorization.coriolis_matrix(
-            &self.estimate,
-            &mut self.estimate_ws,
-            &q,
-            &v,
-        );
-        let skew_residual = (&hdot - c - c.transpose()).amax();
+        // dH/dt = C* + C*^T and C* from Algorithm 1, then the factorization's
+        // C: that C* plus the torsion terms, or a second pass for the other
+        // body-level choices (it leaves dH/dt in place).
+        let f = &self.controller.factorization;
+        let ws = &mut self.estimate_ws;
+        let c_star = BodyFactorization::ChristoffelConsistent;
+        coriolis_matrix_and_derivatives(&self.estimate, ws, &q, &v, c_star);
+        self.contorsion.keep_c_star(&ws.coriolis);
+        if f.body_level() == c_star {
+            f.add_torsion_terms(&q, &v, &mut ws.coriolis);
+        } else {
+            f.coriolis_matrix(&self.estimate, ws, &q, &v);
+        }
+        let skew_residual = skew_residual(&ws.mass_matrix_dot, &ws.coriolis);
         let (torsion_force, torsion_power) = match self.controller.coriolis_port() {
             Some((v_r, s)) => {
-                let f = &self.controller.factorization;
-                self.contorsion.compute(&self.estimate, f, &q, &v, v_r);
+                self.contorsion.compute(&ws.coriolis, v_r);
                 (self.contorsion.force.clone(), self.contorsion.power(s))
             }
             None => (Vec::new(), 0.0),
