@@ -613,6 +613,30 @@ fn resolved_urdf_scenario_runs_from_the_results_folder() {
 }
 
 #[test]
+fn bench_scaling_refuses_sizes_whose_workspace_would_not_fit() {
+    let dir = scratch("scaling-too-big");
+    let out = dir.join("curves");
+    let o = run(&[
+        "bench",
+        "--scaling",
+        "--out",
+        out.to_str().unwrap(),
+        "--sizes",
+        "8,1024",
+    ]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("--sizes: 1024 joints, must be 1 to 512") && err.contains("8.7 GB"),
+        "{err}"
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written before the sizes are checked"
+    );
+}
+
+#[test]
 fn bench_scaling_writes_models_table_and_plot() {
     let dir = scratch("scaling");
     let out = dir.join("curves");

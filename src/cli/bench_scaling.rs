@@ -34,6 +34,11 @@ pub struct ScalingArgs {
     pub budget: f64,
 }
 
+/// Largest `--sizes` entry: above the dynamics' usual limit
+/// ([`crate::algorithms::MAX_DYNAMICS_DOF`]) for the generated models, but
+/// small enough that one workspace's nv^3 Christoffel symbols fit in memory.
+const MAX_SCALING_JOINTS: usize = 512;
+
 /// What `--scaling` times: the bench's names, EFPA as efpa_M (M end frames).
 pub const SCALING: [&str; 9] = [
     "rnea",
@@ -89,8 +94,15 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
         "--budget {}: must be in (0, 10] seconds",
         args.budget
     );
-    if let Some(n) = args.sizes.iter().find(|n| **n == 0 || **n > 1024) {
-        anyhow::bail!("--sizes: {n} joints, must be 1 to 1024");
+    if let Some(n) = args
+        .sizes
+        .iter()
+        .find(|n| **n == 0 || **n > MAX_SCALING_JOINTS)
+    {
+        anyhow::bail!(
+            "--sizes: {n} joints, must be 1 to {MAX_SCALING_JOINTS} (the workspace holds \
+             8 nv^3 bytes of Christoffel symbols: 1.1 GB at 512 joints, 8.7 GB at 1024)"
+        );
     }
     let models = out.join("models");
     std::fs::create_dir_all(&models)
