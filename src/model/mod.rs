@@ -192,6 +192,28 @@ impl Iterator for Support<'_> {
 
 impl ExactSizeIterator for Support<'_> {}
 
+/// The support of a speed as runs (see [`Model::support_runs`]).
+#[derive(Clone, Debug)]
+pub struct SupportRuns<'m> {
+    supports: &'m Supports,
+    /// Last speed of the next run.
+    next: Option<usize>,
+}
+
+impl Iterator for SupportRuns<'_> {
+    type Item = std::ops::Range<usize>;
+
+    #[inline]
+    fn next(&mut self) -> Option<std::ops::Range<usize>> {
+        let k = self.next?;
+        let lo = self.supports.run_start[k];
+        // A root speed is its own parent.
+        let p = self.supports.parent[lo];
+        self.next = (p != lo).then_some(p);
+        Some(lo..k + 1)
+    }
+}
+
 /// Standard gravity in world coordinates.
 pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
 
@@ -269,6 +291,18 @@ impl Model {
             next: k,
             run_start: s.run_start[k],
             remaining: s.len[k],
+        }
+    }
+
+    /// The support of speed `k` as runs of consecutive speeds (`lo..hi`),
+    /// the run ending at `k` first, then its ancestors' runs: the speeds of
+    /// [`Self::support`] in increasing order within each run, for loops that
+    /// index contiguous slices.
+    #[inline]
+    pub fn support_runs(&self, k: usize) -> SupportRuns<'_> {
+        SupportRuns {
+            supports: &self.supports,
+            next: Some(k),
         }
     }
 
@@ -356,6 +390,11 @@ mod tests {
                 let support: Vec<usize> = model.support(k).collect();
                 assert_eq!(support, walked(&model, k), "seed {seed}, speed {k}");
                 assert_eq!(model.support(k).len(), support.len());
+                // The runs: the same speeds, each run reversed.
+                let runs: Vec<std::ops::Range<usize>> = model.support_runs(k).collect();
+                let from_runs: Vec<usize> = runs.iter().flat_map(|r| r.clone().rev()).collect();
+                assert_eq!(from_runs, support, "seed {seed}, speed {k}: {runs:?}");
+                assert!(runs.iter().all(|r| !r.is_empty()));
             }
         }
     }
