@@ -66,32 +66,9 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
                 if same_body {
                     f += ic.mul_motion(&axes[c].cross(&axes[b]));
                 }
-                // A coupled model adds each tree symbol into its independent
-                // speeds' through the map; a plain tree writes G_acb at
-                // (a n + c) n + b directly, one n x n slab per a over each
-                // run of consecutive speeds (no index arithmetic or bounds
-                // check per entry: serial20 -17 % instructions).
                 for run in model.support_runs(own.end - 1) {
-                    if map.accumulates() {
-                        for a in run {
-                            let val = axes[a].dot(&f);
-                            put(g, a, c, b, val);
-                            if !same_body {
-                                put(g, a, b, c, val);
-                            }
-                        }
-                    } else {
-                        let n2 = n * n;
-                        let (cb, bc) = (c * n + b, b * n + c);
-                        let slabs = g[run.start * n2..run.end * n2].chunks_exact_mut(n2);
-                        for (slab, axis) in slabs.zip(&axes[run]) {
-                            let val = axis.dot(&f);
-                            slab[cb] = val;
-                            if !same_body {
-                                slab[bc] = val;
-                            }
-                        }
-                    }
+                    let values = axes[run.clone()].iter().map(|axis| axis.dot(&f));
+                    map.put3_along_run(g, n, run, (c, b, !same_body), values);
                 }
             }
         }

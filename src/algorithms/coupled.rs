@@ -106,6 +106,39 @@ pub(crate) trait SpeedMap: Copy {
             g[(a * n + c) * n + b] = x;
         }
     }
+
+    /// [`Self::put3`] of the run's `values` (one per tree speed a of `run`,
+    /// in order) at (a, c, b), and at (a, b, c) too when `mirror`. On a tree the
+    /// symbols of one a form an n x n slab, written without per-entry index
+    /// arithmetic or bounds checks (the Christoffel symbols' inner loop).
+    #[inline(always)]
+    fn put3_along_run(
+        self,
+        g: &mut [f64],
+        n: usize,
+        run: std::ops::Range<usize>,
+        (c, b, mirror): (usize, usize, bool),
+        values: impl Iterator<Item = f64>,
+    ) {
+        if Self::ACCUMULATES {
+            for (a, x) in run.zip(values) {
+                self.put3(g, n, a, c, b, x);
+                if mirror {
+                    self.put3(g, n, a, b, c, x);
+                }
+            }
+        } else {
+            let n2 = n * n;
+            let (cb, bc) = (c * n + b, b * n + c);
+            let slabs = g[run.start * n2..run.end * n2].chunks_exact_mut(n2);
+            for (slab, x) in slabs.zip(values) {
+                slab[cb] = x;
+                if mirror {
+                    slab[bc] = x;
+                }
+            }
+        }
+    }
 }
 
 /// Every tree speed is its own.
