@@ -6,7 +6,9 @@
 //! by the `gif` crate (NeuQuant palette per frame, LZW); each frame is shown
 //! for the wall-clock time until the next one, so the GIF plays at the
 //! speed the window did. The file is written whole once the recording
-//! stops (or not at all).
+//! stops (or not at all): when every frame asked for has arrived, or
+//! [`LATE_FRAME_WAIT`] after the stop for frames that never come (a
+//! minimised or hidden window renders nothing), which the report names.
 
 use super::session::Notices;
 use bevy::prelude::*;
@@ -14,13 +16,18 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Seconds between captured frames (10 frames per second).
 const FRAME_INTERVAL: f64 = 0.1;
 
 /// Longest recording, seconds.
 pub const MAX_SECONDS: f64 = 600.0;
+
+/// How long the encoder waits, once the recording has stopped, for frames
+/// asked for but not yet captured (a screenshot takes a few rendered
+/// frames; one that takes longer is not coming).
+const LATE_FRAME_WAIT: Duration = Duration::from_secs(2);
 
 /// Widest frame kept; wider windows are halved.
 const MAX_WIDTH: u32 = 960;
@@ -39,6 +46,14 @@ struct CapturedFrame {
     rgba: Vec<u8>,
 }
 
+/// What reaches the encoder: a frame, a screenshot that could not be read,
+/// or the end of the recording with the number of frames asked for.
+enum Delivery {
+    Frame(CapturedFrame),
+    Unreadable,
+    End { requested: usize },
+}
+
 /// What a finished recording wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordingReport {
@@ -49,6 +64,8 @@ pub struct RecordingReport {
     pub bytes: u64,
     pub width: u32,
     pub height: u32,
+    /// Frames asked for that never arrived or could not be read.
+    pub missing: usize,
 }
 
 impl RecordingReport {
@@ -61,8 +78,12 @@ impl RecordingReport {
     }
 
     pub fn describe(&self) -> String {
+        let missing = match self.missing {
+            0 => String::new(),
+            n => format!(" ({n} more asked for never arrived: was the window hidden?)"),
+        };
         format!(
-            "wrote {}: {} frames of {}x{} over {:.1} s ({:.1} frames/s), {:.0} kB",
+            "wrote {}: {} frames of {}x{} over {:.1} s ({:.1} frames/s), {:.0} kB{missing}",
             self.path.display(),
             self.frames,
             self.width,
@@ -78,7 +99,9 @@ impl RecordingReport {
 struct Recording {
     started: Instant,
     next_capture: f64,
-    frames: Sender<CapturedFrame>,
+    /// Screenshots asked for so far.
+    requested: usize,
+    frames: Sender<Delivery>,
     encoder: JoinHandle<Result<RecordingReport, String>>,
     /// Stop after this many seconds (scripted recordings).
     limit: Option<f64>,
@@ -117,10 +140,11 @@ impl Recorder {
     pub fn start(&mut self, path: PathBuf, limit: Option<f64>) {
         self.stop();
         let (frames, received) = channel();
-        let encoder = std::thread::spawn(move || encode(&path, received));
+        let encoder = std::thread::spawn(move || encode(&path, received, LATE_FRAME_WAIT));
         self.active = Some(Recording {
             started: Instant::now(),
             next_capture: 0.0,
+            requested: 0,
             frames,
             encoder,
             limit: Some(limit.unwrap_or(MAX_SECONDS).min(MAX_SECONDS)),
@@ -128,29 +152,68 @@ impl Recorder {
     }
 
     /// Stops the recording; the file is written once the frames still
-    /// being captured have arrived.
+    /// being captured have arrived (or [`LATE_FRAME_WAIT`] has passed).
     pub fn stop(&mut self) {
         if let Some(r) = self.active.take() {
+            // The encoder is gone only if it failed; that is reported.
+            let _ = r.frames.send(Delivery::End {
+                requested: r.requested,
+            });
             self.finishing.push(r.encoder);
         }
     }
 }
 
-/// Encodes the frames as they arrive; when every sender is gone, writes the
-/// file whole.
-fn encode(path: &Path, frames: Receiver<CapturedFrame>) -> Result<RecordingReport, String> {
+/// Encodes the frames as they arrive and writes the file whole once the
+/// recording has ended and every frame asked for has been delivered, or
+/// `late_wait` after the end (or when every sender is gone).
+fn encode(
+    path: &Path,
+    deliveries: Receiver<Delivery>,
+    late_wait: Duration,
+) -> Result<RecordingReport, String> {
     let fail = |e: &dyn std::fmt::Display| format!("recording {}: {e}", path.display());
     let mut encoder: Option<gif::Encoder<Vec<u8>>> = None;
     let (mut width, mut height) = (0, 0);
     let mut pending: Option<CapturedFrame> = None;
     let (mut first, mut last, mut count) = (None, 0.0, 0);
+    // Deliveries so far, and (once ended) how many were asked for and when
+    // to stop waiting for the rest.
+    let mut delivered = 0;
+    let mut end: Option<(usize, Instant)> = None;
     let write = |encoder: &mut gif::Encoder<Vec<u8>>, f: CapturedFrame, delay: f64, w, h| {
         let mut rgba = fit(&f, w, h);
         let mut frame = gif::Frame::from_rgba_speed(w as u16, h as u16, &mut rgba, 10);
         frame.delay = (100.0 * delay).round().clamp(2.0, 65535.0) as u16;
         encoder.write_frame(&frame).map_err(|e| fail(&e))
     };
-    for f in frames {
+    loop {
+        if let Some((requested, _)) = end {
+            if delivered >= requested {
+                break;
+            }
+        }
+        let delivery = match end {
+            None => deliveries.recv().ok(),
+            Some((_, deadline)) => deliveries
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok(),
+        };
+        let f = match delivery {
+            None => break,
+            Some(Delivery::End { requested }) => {
+                end = Some((requested, Instant::now() + late_wait));
+                continue;
+            }
+            Some(Delivery::Unreadable) => {
+                delivered += 1;
+                continue;
+            }
+            Some(Delivery::Frame(f)) => {
+                delivered += 1;
+                f
+            }
+        };
         let e = match &mut encoder {
             Some(e) => e,
             None => {
@@ -186,6 +249,7 @@ fn encode(path: &Path, frames: Receiver<CapturedFrame>) -> Result<RecordingRepor
         bytes: bytes.len() as u64,
         width,
         height,
+        missing: end.map_or(0, |(requested, _)| requested.saturating_sub(count)),
     })
 }
 
@@ -257,10 +321,12 @@ fn capture_frames(mut recorder: ResMut<Recorder>, mut commands: Commands) {
         return;
     }
     r.next_capture = (r.next_capture + FRAME_INTERVAL).max(t);
+    r.requested += 1;
     let sender = r.frames.clone();
     commands.spawn(Screenshot::primary_window()).observe(
         move |captured: On<ScreenshotCaptured>| {
             let Ok(image) = captured.image.clone().try_into_dynamic() else {
+                let _ = sender.send(Delivery::Unreadable);
                 return;
             };
             let rgba = image.to_rgba8();
@@ -273,12 +339,12 @@ fn capture_frames(mut recorder: ResMut<Recorder>, mut commands: Commands) {
             }
             let (width, height, rgba) = shrink(w, h, rgba);
             // The encoder is gone only if it failed; that is reported.
-            let _ = sender.send(CapturedFrame {
+            let _ = sender.send(Delivery::Frame(CapturedFrame {
                 t,
                 width,
                 height,
                 rgba,
-            });
+            }));
         },
     );
 }
@@ -345,18 +411,11 @@ mod tests {
         let path = dir.join("r.gif");
         let (send, receive) = channel();
         for (k, t) in [0.0, 0.1, 0.35].into_iter().enumerate() {
-            let shade = 80 * k as u8;
-            send.send(CapturedFrame {
-                t,
-                width: 4,
-                height: 3,
-                rgba: [shade, 0, 255 - shade, 255].repeat(12),
-            })
-            .unwrap();
+            send.send(frame(t, 80 * k as u8)).unwrap();
         }
         drop(send);
-        let report = encode(&path, receive).unwrap();
-        assert_eq!(report.frames, 3);
+        let report = encode(&path, receive, LATE_FRAME_WAIT).unwrap();
+        assert_eq!((report.frames, report.missing), (3, 0));
         assert!((report.seconds - 0.45).abs() < 1e-12);
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(report.bytes, bytes.len() as u64);
@@ -369,6 +428,54 @@ mod tests {
             delays.push(f.delay);
         }
         assert_eq!(delays, vec![10, 25, 10]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn frame(t: f64, shade: u8) -> Delivery {
+        Delivery::Frame(CapturedFrame {
+            t,
+            width: 4,
+            height: 3,
+            rgba: [shade, 0, 255 - shade, 255].repeat(12),
+        })
+    }
+
+    #[test]
+    fn a_frame_still_in_flight_at_the_stop_is_kept() {
+        let dir = std::env::temp_dir().join(format!("passivity-gif-late-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.gif");
+        let (send, receive) = channel();
+        let encoder = std::thread::spawn(move || encode(&path, receive, Duration::from_secs(60)));
+        send.send(frame(0.0, 0)).unwrap();
+        send.send(Delivery::End { requested: 2 }).unwrap();
+        send.send(frame(0.1, 200)).unwrap();
+        // The sender stays alive (as an observer's would): the encoder must
+        // finish on the second frame, not on a disconnect or the 60 s wait.
+        let report = encoder.join().unwrap().unwrap();
+        assert_eq!((report.frames, report.missing), (2, 0));
+        drop(send);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn frames_that_never_arrive_do_not_hold_the_file_back() {
+        let dir = std::env::temp_dir().join(format!("passivity-gif-lost-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.gif");
+        let (send, receive) = channel();
+        send.send(frame(0.0, 0)).unwrap();
+        send.send(Delivery::Unreadable).unwrap();
+        send.send(frame(0.2, 100)).unwrap();
+        send.send(Delivery::End { requested: 5 }).unwrap();
+        // Two screenshots never come back, and their senders never drop.
+        let started = Instant::now();
+        let report = encode(&path, receive, Duration::from_millis(200)).unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert_eq!((report.frames, report.missing), (2, 3));
+        assert!(report.describe().contains("3 more asked for never arrived"));
+        assert_eq!(std::fs::read(&path).unwrap().len() as u64, report.bytes);
+        drop(send);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
