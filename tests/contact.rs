@@ -344,34 +344,7 @@ fn collision_primitives_rest_on_the_ground_at_their_size() {
 /// an input to that passive map, not dissipation.)
 #[test]
 fn pd_plus_storage_never_increases_against_a_passive_table() {
-    let urdf =
-        repo_path("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf");
-    let text = format!(
-        r#"name = "press_and_hold"
-[robot]
-urdf = "{}"
-mimic = false
-[controller]
-kind = "pd_plus"
-kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]
-kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, 0.5, 0.5]
-[reference]
-kind = "hold"
-q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, 0.02, 0.02]
-[initial]
-q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, 0.02, 0.02]
-[simulation]
-plant = "rapier"
-duration = 3.0
-step = 0.001
-record_period = 0.001
-[[environment.boxes]]
-center = [0.5, 0.0, 0.09]
-size = [0.4, 0.8, 0.18]
-friction = 0.4
-"#,
-        urdf.display()
-    );
+    let text = common::panda_press_and_hold("rapier");
     let scenario = Scenario::parse(&text, repo_path("tests/inline.toml")).unwrap();
     let r = run_variant(scenario.variants().unwrap().remove(0), &mut |_| {});
     assert!(r.divergence.is_none(), "{:?}", r.divergence);

@@ -11,8 +11,6 @@ use passivity_lab::scenario::{run_variant, Scenario};
 use passivity_lab::sim::total_normal_force;
 use passivity_lab::spatial::quaternion_to_matrix;
 
-const PANDA: &str = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
-
 fn parse(text: &str) -> Scenario {
     Scenario::parse(text, repo_path("tests/inline.toml")).unwrap()
 }
@@ -104,32 +102,7 @@ friction = 0.8
 /// 1/2 e^T K_p e never increases against an inelastic table.
 #[test]
 fn pd_plus_storage_never_increases_against_a_passive_table() {
-    let text = format!(
-        r#"name = "press_and_hold"
-[robot]
-urdf = "{}"
-mimic = false
-[controller]
-kind = "pd_plus"
-kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]
-kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, 0.5, 0.5]
-[reference]
-kind = "hold"
-q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, 0.02, 0.02]
-[initial]
-q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, 0.02, 0.02]
-[simulation]
-plant = "contact"
-duration = 3.0
-step = 0.001
-record_period = 0.001
-[[environment.boxes]]
-center = [0.5, 0.0, 0.09]
-size = [0.4, 0.8, 0.18]
-friction = 0.4
-"#,
-        repo_path(PANDA).display()
-    );
+    let text = common::panda_press_and_hold("contact");
     let r = run_variant(parse(&text).variants().unwrap().remove(0), &mut |_| {});
     assert!(r.divergence.is_none(), "{:?}", r.divergence);
     let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
@@ -161,25 +134,7 @@ friction = 0.4
 #[test]
 fn the_contact_plant_stops_joints_at_their_urdf_limits() {
     // PD+ pulls the Panda's fingers towards 0.08 m; their URDF limit is 0.04 m.
-    let text = format!(
-        r#"name = "limits"
-[robot]
-urdf = "{}"
-mimic = false
-[controller]
-kind = "pd_plus"
-kp = 100.0
-kd = 10.0
-[reference]
-kind = "hold"
-q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.08, 0.08]
-[initial]
-q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02]
-[simulation]
-plant = "contact"
-"#,
-        repo_path(PANDA).display()
-    );
+    let text = common::panda_fingers_past_their_limits("contact");
     let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
     for _ in 0..1000 {
         sim.step().unwrap();

@@ -232,29 +232,8 @@ fn a_free_root_moves_the_same_in_rapier_and_the_own_plant() {
 #[test]
 fn the_rapier_plant_stops_joints_at_their_urdf_limits() {
     // PD+ pulls the Panda's fingers towards 0.08 m; their URDF limit is 0.04 m.
-    let urdf = common::repo_path(
-        "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
-    );
     let fingers = |plant: &str| {
-        let text = format!(
-            r#"name = "limits"
-[robot]
-urdf = "{}"
-mimic = false
-[controller]
-kind = "pd_plus"
-kp = 100.0
-kd = 10.0
-[reference]
-kind = "hold"
-q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.08, 0.08]
-[initial]
-q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02]
-[simulation]
-plant = "{plant}"
-"#,
-            urdf.display()
-        );
+        let text = common::panda_fingers_past_their_limits(plant);
         let mut sim = Scenario::parse(&text, common::repo_path("tests/inline.toml"))
             .unwrap()
             .variants()

@@ -7,6 +7,64 @@ use std::process::{Command, Output};
 /// The UR5 shipped in assets/, relative to the repository.
 pub const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
 
+/// The Panda shipped in assets/, relative to the repository.
+pub const PANDA: &str = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
+
+/// PD+ holding the Panda's fingers pressed into a table on `plant` for 3 s
+/// (1 ms steps and samples): the scene of the passive-table tests.
+pub fn panda_press_and_hold(plant: &str) -> String {
+    format!(
+        r#"name = "press_and_hold"
+[robot]
+urdf = "{}"
+mimic = false
+[controller]
+kind = "pd_plus"
+kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]
+kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, 0.5, 0.5]
+[reference]
+kind = "hold"
+q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, 0.02, 0.02]
+[initial]
+q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, 0.02, 0.02]
+[simulation]
+plant = "{plant}"
+duration = 3.0
+step = 0.001
+record_period = 0.001
+[[environment.boxes]]
+center = [0.5, 0.0, 0.09]
+size = [0.4, 0.8, 0.18]
+friction = 0.4
+"#,
+        repo_path(PANDA).display()
+    )
+}
+
+/// PD+ pulling the Panda's fingers towards 0.08 m (their URDF limit is
+/// 0.04 m) on `plant`.
+pub fn panda_fingers_past_their_limits(plant: &str) -> String {
+    format!(
+        r#"name = "limits"
+[robot]
+urdf = "{}"
+mimic = false
+[controller]
+kind = "pd_plus"
+kp = 100.0
+kd = 10.0
+[reference]
+kind = "hold"
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.08, 0.08]
+[initial]
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02]
+[simulation]
+plant = "{plant}"
+"#,
+        repo_path(PANDA).display()
+    )
+}
+
 /// Path inside the repository.
 pub fn repo_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
