@@ -510,3 +510,39 @@ plots = false
         "{csv}"
     );
 }
+
+/// A plan's hashes for a scenario of `benches/models/serial7.urdf` copied
+/// beside it into `dir` (relative path), after `edit` of the URDF's text.
+fn hashes_with_robot(dir: &Path, edit: impl Fn(String) -> String) -> (String, Vec<String>) {
+    let urdf = std::fs::read_to_string(common::repo_path("benches/models/serial7.urdf")).unwrap();
+    std::fs::write(dir.join("robot.urdf"), edit(urdf)).unwrap();
+    let path = dir.join("s.toml");
+    std::fs::write(
+        &path,
+        "name = \"robot\"\n[robot]\nurdf = \"robot.urdf\"\n[controller]\nkind = \"pd_plus\"\n\
+         kp = 10.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]\n[simulation]\nduration = 0.01\n",
+    )
+    .unwrap();
+    let scenario = Scenario::load(&path).unwrap();
+    let spec = SweepSpec::parse(&strings(&["controller.kd=1,2"]), &[], None, 0).unwrap();
+    let plan = SweepPlan::build(&scenario, spec).unwrap();
+    (plan.hash, plan.point_hashes)
+}
+
+#[test]
+fn the_hashes_follow_the_robot_files_content_not_its_place() {
+    let (a, b) = (scratch("robot-a"), scratch("robot-b"));
+    let same = |t: String| t;
+    let original = hashes_with_robot(&a, same);
+    // The same files in another folder: the same hashes.
+    assert_eq!(hashes_with_robot(&b, same), original);
+    // The robot edited under the same path (link l1 1 kg heavier): every
+    // hash changes.
+    let heavier = hashes_with_robot(&b, |t| {
+        t.replace("<mass value=\"1.1984\"", "<mass value=\"2.1984\"")
+    });
+    assert_ne!(heavier.0, original.0);
+    for (edited, before) in heavier.1.iter().zip(&original.1) {
+        assert_ne!(edited, before);
+    }
+}

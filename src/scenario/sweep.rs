@@ -127,9 +127,20 @@ fn point_scenario(
 
 /// The resolved text of a point's scenario that its hash is taken of:
 /// every default written out, paths as the file gives them (so the hash
-/// is the same wherever the repository lies).
+/// is the same wherever the repository lies), and the hash of the URDF's
+/// content (so an edited robot file under the same path changes it; its
+/// meshes are not included).
 fn resolved_text(scenario: &Scenario) -> String {
-    toml::to_string(&scenario.file).unwrap_or_default()
+    let mut text = toml::to_string(&scenario.file).unwrap_or_default();
+    if let Some(urdf) = scenario.urdf_path() {
+        // The scenario has been built, so the file was read; should it have
+        // gone since, the text without it still tells runs apart.
+        if let Ok(content) = std::fs::read(&urdf) {
+            let content = String::from_utf8_lossy(&content);
+            text.push_str(&format!("\n# urdf content {}\n", stable_hash(&content)));
+        }
+    }
+    text
 }
 
 /// One run of a sweep: its point and one variant built with it.
