@@ -180,7 +180,7 @@ fn a_bad_environment_or_plant_is_refused_with_its_key() {
         ),
         (
             "[simulation]\njoint_damping = 0.1\n",
-            "simulation.joint_damping: applies to plant = \"rapier\" only",
+            "simulation.joint_damping: applies to plant = \"contact\" or \"rapier\" only",
         ),
         (
             "[simulation]\nplant = \"rapier\"\njoint_damping = -1.0\n",

@@ -625,12 +625,8 @@ impl Scenario {
             .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
         let mut plant = RapierPlant::new(model, q0, v0, s.step, substeps)
             .map_err(|e| self.invalid("robot", e.to_string()))?;
-        match s.joint_damping {
-            Some(d) if !(d.is_finite() && d >= 0.0) => {
-                return Err(self.invalid("simulation.joint_damping", "must be a finite number >= 0"))
-            }
-            Some(d) => plant.set_joint_damping(d),
-            None => {}
+        if let Some(d) = self.joint_damping()? {
+            plant.set_joint_damping(d);
         }
         plant.add_environment(env);
         if let Some(parts) = self.collision_parts(model)? {
@@ -645,19 +641,17 @@ impl Scenario {
     /// robot's URDF collision geometry (every variant gets a copy).
     fn contact_plant(&self, model: &Model) -> Result<ContactPlant, ScenarioError> {
         let s = &self.file.simulation;
-        for (key, given) in [
-            ("simulation.substeps", s.substeps.is_some()),
-            ("simulation.joint_damping", s.joint_damping.is_some()),
-        ] {
-            if given {
-                return Err(self.invalid(key, "applies to plant = \"rapier\" only"));
-            }
+        if s.substeps.is_some() {
+            return Err(self.invalid("simulation.substeps", "applies to plant = \"rapier\" only"));
         }
         let env = &self.file.environment;
         env.validate()
             .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
         let mut plant =
             ContactPlant::new(model, s.step).map_err(|e| self.invalid("robot", e.to_string()))?;
+        if let Some(d) = self.joint_damping()? {
+            plant.set_joint_damping(d);
+        }
         plant.add_environment(env);
         if let Some(parts) = self.collision_parts(model)? {
             plant
@@ -665,6 +659,16 @@ impl Scenario {
                 .map_err(|e| self.invalid("robot.urdf", self.in_urdf(e)))?;
         }
         Ok(plant)
+    }
+
+    /// `simulation.joint_damping`, checked (the contact and rapier plants).
+    fn joint_damping(&self) -> Result<Option<f64>, ScenarioError> {
+        match self.file.simulation.joint_damping {
+            Some(d) if !(d.is_finite() && d >= 0.0) => {
+                Err(self.invalid("simulation.joint_damping", "must be a finite number >= 0"))
+            }
+            d => Ok(d),
+        }
     }
 
     /// "URDF path: error".
@@ -1099,12 +1103,16 @@ impl Scenario {
         }
         let contact_plant = match s.plant.as_str() {
             "own" => {
-                for (key, given) in [
-                    ("simulation.substeps", s.substeps.is_some()),
-                    ("simulation.joint_damping", s.joint_damping.is_some()),
+                for (key, given, plants) in [
+                    ("simulation.substeps", s.substeps.is_some(), "\"rapier\""),
+                    (
+                        "simulation.joint_damping",
+                        s.joint_damping.is_some(),
+                        "\"contact\" or \"rapier\"",
+                    ),
                 ] {
                     if given {
-                        return Err(self.invalid(key, "applies to plant = \"rapier\" only"));
+                        return Err(self.invalid(key, format!("applies to plant = {plants} only")));
                     }
                 }
                 if !f.robot.collision_spheres.is_empty() {

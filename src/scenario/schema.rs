@@ -449,7 +449,8 @@ pub struct SimulationSpec {
     /// Rapier plant: solver sub-steps per step (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub substeps: Option<usize>,
-    /// Rapier plant: viscous damping on every joint, N m s/rad (default none).
+    /// Contact and rapier plants: viscous damping on every joint but a free
+    /// root, N m s/rad or N s/m (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joint_damping: Option<f64>,
     /// Control rate in Hz (zero-order hold); absent: continuous control.

@@ -21,6 +21,11 @@
 //!   Coulomb friction: |lambda_t| <= mu lambda_n, the tangential impulse
 //!   projected on that disk (Jean 1999, "The non-smooth contact dynamics
 //!   method"; Moreau 1988).
+//! - Joint damping (`simulation.joint_damping`, as rapier's): viscous
+//!   torques -d v on every joint but a free root, implicit in v+ (backward
+//!   Euler in that term): (H + dt D)(v+ - v) = dt (tau - b - D v) + J^T lambda
+//!   with D = d 1 on the damped speeds, so H + dt D is what is factorized
+//!   and what the contact rows see; the damping removes energy at any d.
 //! - Joint limits (URDF, both ends given): rows e_k for q_k >= lower and
 //!   -e_k for q_k <= upper, the same Signorini condition on their gaps.
 //! - Solver: projected Gauss-Seidel on the rows, kept in velocity space
@@ -158,6 +163,8 @@ pub struct ContactPlant {
     model: Model,
     ws: Workspace,
     dt: f64,
+    /// Viscous damping d of every joint but a free root (N m s/rad, N s/m).
+    joint_damping: f64,
     robot: Vec<RobotShape>,
     /// The robot shapes grouped by body.
     groups: Vec<BodyShapes>,
@@ -225,6 +232,7 @@ impl ContactPlant {
         Ok(ContactPlant {
             ws: Workspace::new(model),
             dt,
+            joint_damping: 0.0,
             robot: Vec::new(),
             groups: Vec::new(),
             world: Vec::new(),
@@ -245,6 +253,12 @@ impl ContactPlant {
             contacts: Vec::new(),
             model: model.clone(),
         })
+    }
+
+    /// Viscous damping `d` >= 0 on every joint but a free root (see the
+    /// module notes).
+    pub fn set_joint_damping(&mut self, d: f64) {
+        self.joint_damping = d;
     }
 
     /// Adds the fixed environment (ground, boxes, spheres).
@@ -329,12 +343,20 @@ impl ContactPlant {
     /// (a free root's six included). Err when H is not positive definite.
     pub fn step(&mut self, q: &mut [f64], v: &mut [f64], tau: &[f64]) -> Result<(), String> {
         let (model, dt, nv) = (&self.model, self.dt, self.model.nv);
-        if !self.ltdl.factor(crba(model, &mut self.ws, q)) {
+        crba(model, &mut self.ws, q);
+        // The damped speeds: all but a free root's six.
+        let damped = if model.has_free_root() { 6 } else { 0 }..nv;
+        let d = self.joint_damping;
+        for k in damped.clone() {
+            self.ws.mass_matrix[(k, k)] += dt * d;
+        }
+        if !self.ltdl.factor(&self.ws.mass_matrix) {
             return Err("the joint-space inertia is not positive definite".into());
         }
         let bias = rnea(model, &mut self.ws, q, v, &self.zeros);
         for i in 0..nv {
-            self.v_free[i] = dt * (tau[i] - bias[i]);
+            let damping = if damped.contains(&i) { d * v[i] } else { 0.0 };
+            self.v_free[i] = dt * (tau[i] - bias[i] - damping);
         }
         self.ltdl.solve(&mut self.v_free);
         for (f, x) in self.v_free.iter_mut().zip(v.iter()) {
