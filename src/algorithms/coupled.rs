@@ -96,36 +96,6 @@ pub(crate) trait SpeedMap: Copy {
         }
     }
 
-    /// [`Self::put_symmetric`] of the run's `values` (one per tree speed
-    /// k <= j of `run`, in order) at (k, j) and (j, k). On a tree the (k, j)
-    /// are one contiguous piece of column j, written without per-entry
-    /// bounds checks, then copied to row j (CRBA's inner loop).
-    #[inline(always)]
-    fn put_symmetric_along_run(
-        self,
-        out: &mut DMatrix<f64>,
-        j: usize,
-        run: std::ops::Range<usize>,
-        values: impl Iterator<Item = f64>,
-    ) {
-        if Self::ACCUMULATES {
-            for (k, x) in run.zip(values) {
-                self.put_symmetric(out, j, k, x);
-            }
-        } else {
-            // Entry (j, k) with k < j lies before column j, at k n + j.
-            let n = out.nrows();
-            let (before_column, column_onwards) = out.as_mut_slice().split_at_mut(j * n);
-            let piece = &mut column_onwards[run.clone()];
-            for (entry, x) in piece.iter_mut().zip(values) {
-                *entry = x;
-            }
-            for (k, &x) in (run.start..run.end.min(j)).zip(piece.iter()) {
-                before_column[k * n + j] = x;
-            }
-        }
-    }
-
     /// g[(a n + c) n + b] = x for tree speeds a, c, b (n: system speeds).
     #[inline(always)]
     fn put3(self, g: &mut [f64], n: usize, a: usize, c: usize, b: usize, x: f64) {

@@ -37,9 +37,8 @@ fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
         for j in body.v_index..body.v_index + body.joint.nv() {
             // H_kj = H_jk = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed k.
             let f = ic.mul_motion(&ws.axes[j]);
-            for run in model.support_runs(j) {
-                let values = ws.axes[run.clone()].iter().map(|axis| axis.dot(&f));
-                map.put_symmetric_along_run(&mut ws.mass_matrix, j, run, values);
+            for k in model.support(j) {
+                map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
             }
         }
         if let Some(p) = body.parent {
