@@ -12,9 +12,7 @@ use passivity_lab::sim::{ControlMode, Integrator, RapierPlant, Simulation, Stepp
 
 /// The Panda under PD+ tracking sinusoids from its neutral-ish pose.
 fn scenario() -> Scenario {
-    let urdf = common::repo_path(
-        "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
-    );
+    let urdf = common::repo_path(common::PANDA);
     let text = format!(
         r#"
 name = "panda_pd_plus"

@@ -406,9 +406,7 @@ mod tests {
 
     #[test]
     fn a_recording_is_a_whole_gif_with_each_frames_delay() {
-        let dir = std::env::temp_dir().join(format!("passivity-gif-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.gif");
+        let (dir, path) = scratch_gif("passivity-gif");
         let (send, receive) = channel();
         for (k, t) in [0.0, 0.1, 0.35].into_iter().enumerate() {
             send.send(frame(t, 80 * k as u8)).unwrap();
@@ -431,6 +429,14 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A fresh folder for one test and the GIF path in it.
+    fn scratch_gif(name: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.gif");
+        (dir, path)
+    }
+
     fn frame(t: f64, shade: u8) -> Delivery {
         Delivery::Frame(CapturedFrame {
             t,
@@ -442,9 +448,7 @@ mod tests {
 
     #[test]
     fn a_frame_still_in_flight_at_the_stop_is_kept() {
-        let dir = std::env::temp_dir().join(format!("passivity-gif-late-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.gif");
+        let (dir, path) = scratch_gif("passivity-gif-late");
         let (send, receive) = channel();
         let encoder = std::thread::spawn(move || encode(&path, receive, Duration::from_secs(60)));
         send.send(frame(0.0, 0)).unwrap();
@@ -460,9 +464,7 @@ mod tests {
 
     #[test]
     fn frames_that_never_arrive_do_not_hold_the_file_back() {
-        let dir = std::env::temp_dir().join(format!("passivity-gif-lost-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.gif");
+        let (dir, path) = scratch_gif("passivity-gif-lost");
         let (send, receive) = channel();
         send.send(frame(0.0, 0)).unwrap();
         send.send(Delivery::Unreadable).unwrap();
