@@ -344,7 +344,7 @@ fn collision_primitives_rest_on_the_ground_at_their_size() {
 /// an input to that passive map, not dissipation.)
 #[test]
 fn pd_plus_storage_never_increases_against_a_passive_table() {
-    let text = common::panda_press_and_hold("rapier");
+    let text = common::panda_press_and_hold("rapier", false);
     let scenario = Scenario::parse(&text, repo_path("tests/inline.toml")).unwrap();
     let r = run_variant(scenario.variants().unwrap().remove(0), &mut |_| {});
     assert!(r.divergence.is_none(), "{:?}", r.divergence);

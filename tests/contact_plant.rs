@@ -7,8 +7,11 @@
 mod common;
 
 use common::repo_path;
+use passivity_lab::algorithms::{aba, Workspace};
+use passivity_lab::model::{Model, RootJoint, UrdfOptions};
 use passivity_lab::scenario::{run_variant, Scenario};
 use passivity_lab::sim::total_normal_force;
+use passivity_lab::sim::ContactPlant;
 use passivity_lab::spatial::quaternion_to_matrix;
 
 fn parse(text: &str) -> Scenario {
@@ -99,36 +102,40 @@ friction = 0.8
 
 /// PD+ pressing the Panda's fingers into a table (the test of
 /// tests/contact.rs on the rapier plant): V = 1/2 e_dot^T H e_dot +
-/// 1/2 e^T K_p e never increases against an inelastic table.
+/// 1/2 e^T K_p e never increases against an inelastic table, with the
+/// fingers independent and with their mimic tag honoured (then each
+/// finger's contact rows act on the one finger speed, J_tree A).
 #[test]
 fn pd_plus_storage_never_increases_against_a_passive_table() {
-    let text = common::panda_press_and_hold("contact");
-    let r = run_variant(parse(&text).variants().unwrap().remove(0), &mut |_| {});
-    assert!(r.divergence.is_none(), "{:?}", r.divergence);
-    let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
-    let rise = v.windows(2).map(|w| w[1] - w[0]).fold(f64::MIN, f64::max);
-    eprintln!(
-        "V: {} -> {} J, largest rise {rise:e} J, final force {} N on {} points",
-        v[0],
-        v[v.len() - 1],
-        r.samples.last().unwrap().contact_force,
-        r.samples.last().unwrap().contacts
-    );
-    assert!(rise < 1e-6, "V rose by {rise}");
-    assert!(
-        v[0] > 5.0 && (0.1..1.0).contains(&v[v.len() - 1]),
-        "{} -> {}",
-        v[0],
-        v[v.len() - 1]
-    );
-    assert!((v[v.len() - 1] - v[2000]).abs() < 1e-4, "not settled");
-    let last = r.samples.last().unwrap();
-    assert!(
-        last.contacts >= 2 && (10.0..30.0).contains(&last.contact_force),
-        "{} points, {} N",
-        last.contacts,
-        last.contact_force
-    );
+    for mimic in [false, true] {
+        let text = common::panda_press_and_hold("contact", mimic);
+        let r = run_variant(parse(&text).variants().unwrap().remove(0), &mut |_| {});
+        assert!(r.divergence.is_none(), "{:?}", r.divergence);
+        let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
+        let rise = v.windows(2).map(|w| w[1] - w[0]).fold(f64::MIN, f64::max);
+        eprintln!(
+            "mimic {mimic}: V {} -> {} J, largest rise {rise:e} J, final force {} N on {} points",
+            v[0],
+            v[v.len() - 1],
+            r.samples.last().unwrap().contact_force,
+            r.samples.last().unwrap().contacts
+        );
+        assert!(rise < 1e-6, "V rose by {rise}");
+        assert!(
+            v[0] > 5.0 && (0.1..1.0).contains(&v[v.len() - 1]),
+            "{} -> {}",
+            v[0],
+            v[v.len() - 1]
+        );
+        assert!((v[v.len() - 1] - v[2000]).abs() < 1e-4, "not settled");
+        let last = r.samples.last().unwrap();
+        assert!(
+            last.contacts >= 2 && (10.0..30.0).contains(&last.contact_force),
+            "{} points, {} N",
+            last.contacts,
+            last.contact_force
+        );
+    }
 }
 
 #[test]
@@ -247,15 +254,10 @@ fn joint_damping_decays_a_spinning_wheel_as_backward_euler_says() {
     <inertia ixx="0.06" iyy="0.06" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
   <joint name="axle" type="continuous"><parent link="base"/><child link="wheel"/>
     <axis xyz="0 0 1"/></joint></robot>"#;
-    let model = passivity_lab::model::Model::from_urdf_str(
-        urdf,
-        "wheel.urdf",
-        passivity_lab::model::UrdfOptions::default(),
-    )
-    .unwrap();
+    let model = Model::from_urdf_str(urdf, "wheel.urdf", UrdfOptions::default()).unwrap();
     let (d, inertia) = (0.5, 0.1);
     let speed_after_one_second = |dt: f64| {
-        let mut plant = passivity_lab::sim::ContactPlant::new(&model, dt).unwrap();
+        let mut plant = ContactPlant::new(&model, dt);
         plant.set_joint_damping(d);
         let (mut q, mut v) = (vec![0.0], vec![1.0]);
         let steps = (1.0 / dt).round() as i32;
@@ -452,4 +454,198 @@ fn collision_hulls_are_built_once_per_scenario() {
     scenario.variants().unwrap();
     scenario.clone().variants().unwrap();
     assert_eq!(scenario.hulls().len(), 10);
+}
+
+/// Options that honour `<mimic>` tags, with `root`.
+fn coupled(root: RootJoint) -> UrdfOptions {
+    UrdfOptions {
+        root,
+        mimic: true,
+        ..UrdfOptions::default()
+    }
+}
+
+/// Coupled joints with nothing in reach: one step of the contact plant is
+/// v+ = v + dt qddot with qddot from the cluster ABA, an O(N) recursion over
+/// the clusters that shares nothing with the plant's CRBA and its L^T D L
+/// over the elimination tree of the system's H. The Panda with its mimic
+/// fingers (a cluster across two branches) and geared rotors, and Solo-12
+/// with rotors on a free root.
+#[test]
+fn coupled_joints_step_as_the_cluster_aba_says_when_nothing_touches() {
+    let panda = Model::from_urdf_file(
+        repo_path("tests/fixtures/robots/panda_rotors.urdf"),
+        coupled(RootJoint::Fixed),
+    )
+    .unwrap();
+    let solo = Model::from_urdf_file(
+        repo_path("tests/fixtures/robots/solo12_rotors.urdf"),
+        coupled(RootJoint::Free),
+    )
+    .unwrap();
+    let dt = 1e-3;
+    for model in [panda, solo] {
+        assert!(model.coupling().is_some() && model.tree_nv() > model.nv);
+        let mut q = model.neutral_configuration();
+        let offset = model.nq - model.nv + if model.has_free_root() { 6 } else { 0 };
+        let arm = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02];
+        for (i, x) in q.iter_mut().enumerate().skip(offset) {
+            let base = if model.has_free_root() { 0.0 } else { arm[i] };
+            *x = base + 0.01 * (i as f64).sin();
+        }
+        let v: Vec<f64> = (0..model.nv)
+            .map(|i| 0.4 * (0.7 * i as f64).cos())
+            .collect();
+        let tau: Vec<f64> = (0..model.nv).map(|i| (1.3 * i as f64).sin()).collect();
+        let mut ws = Workspace::new(&model);
+        let ddq = aba(&model, &mut ws, &q, &v, &tau).clone();
+        let mut plant = ContactPlant::new(&model, dt);
+        let (mut q1, mut v1) = (q.clone(), v.clone());
+        plant.step(&mut q1, &mut v1, &tau).unwrap();
+        let worst = (0..model.nv)
+            .map(|i| (v1[i] - (v[i] + dt * ddq[i])).abs() / (1.0 + ddq[i].abs() * dt))
+            .fold(0.0f64, f64::max);
+        eprintln!("{}: largest |v+ - (v + dt ddq)| {worst:e}", model.name);
+        assert!(worst < 1e-12, "{}: {worst:e}", model.name);
+        assert!(plant.contacts().is_empty());
+    }
+}
+
+/// Two slides on a fixed base: `lead` along x (limits [-1, 1]) and
+/// `follower` along y (limits [-0.5, 0.5]) mimicking it, q_f = m q + 0.1;
+/// the follower carries a ball of 5 cm radius.
+fn mimic_slides(multiplier: f64) -> String {
+    format!(
+        r#"<robot name="slides"><link name="base"/>
+  <link name="a"><inertial><mass value="1.0"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.05"/></geometry></collision></link>
+  <joint name="lead" type="prismatic"><parent link="base"/><child link="a"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="100" velocity="10"/></joint>
+  <joint name="follower" type="prismatic"><parent link="base"/><child link="b"/><axis xyz="0 1 0"/>
+    <limit lower="-0.5" upper="0.5" effort="100" velocity="10"/>
+    <mimic joint="lead" multiplier="{multiplier}" offset="0.1"/></joint></robot>"#
+    )
+}
+
+/// A mimic joint's own limit stops the joint it follows: PD pulls the lead
+/// of [`mimic_slides`] towards +-0.8, and it stops where the follower meets
+/// its limit: q = (0.5 - 0.1) / 2 = 0.2 and -0.3 for m = 2; 0.3 and -0.2
+/// for m = -2 (the follower's lower limit then stops the lead's rise).
+#[test]
+fn a_mimic_joints_limit_stops_the_joint_it_follows() {
+    for (multiplier, stops) in [(2.0, [0.2, -0.3]), (-2.0, [0.3, -0.2])] {
+        let urdf = mimic_slides(multiplier);
+        let model = Model::from_urdf_str(&urdf, "slides.urdf", coupled(RootJoint::Fixed)).unwrap();
+        assert_eq!((model.nv, model.tree_nv()), (1, 2));
+        for (target, stop) in [0.8, -0.8].into_iter().zip(stops) {
+            let mut plant = ContactPlant::new(&model, 1e-3);
+            let (mut q, mut v) = (vec![0.0], vec![0.0]);
+            for _ in 0..2000 {
+                let tau = [50.0 * (target - q[0]) - 10.0 * v[0]];
+                plant.step(&mut q, &mut v, &tau).unwrap();
+            }
+            eprintln!("m = {multiplier}, pulled to {target}: lead at {}", q[0]);
+            assert!(
+                (q[0] - stop).abs() < 1e-4 && v[0].abs() < 1e-6,
+                "m = {multiplier}, pulled to {target}: lead at {} m, {} m/s, expected {stop}",
+                q[0],
+                v[0]
+            );
+        }
+    }
+}
+
+/// A contact on a mimicking joint's body acts on the joint it follows
+/// through the multiplier: PD+ (kp = 50) pulls the lead of [`mimic_slides`]
+/// so that the follower's ball runs into a wall at y = 0.35, which it meets
+/// at q_f = 0.3, so the lead stops at q = 0.1 (m = 2) or -0.1 (m = -2), and
+/// the wall carries the lead's PD force divided by |m|:
+/// 50 x 0.7 / 2 = 17.5 N.
+#[test]
+fn a_contact_on_a_mimicking_body_pushes_through_the_multiplier() {
+    let dir = std::env::temp_dir().join(format!("pl-contact-mimic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (multiplier, target, stop) in [(2.0, 0.8, 0.1), (-2.0, -0.8, -0.1)] {
+        let urdf = dir.join("slides.urdf");
+        std::fs::write(&urdf, mimic_slides(multiplier)).unwrap();
+        let text = format!(
+            r#"name = "wall"
+[robot]
+urdf = "{}"
+[controller]
+kind = "pd_plus"
+kp = 50.0
+kd = 10.0
+[reference]
+kind = "hold"
+q = [{target}]
+[initial]
+q = [0.0]
+[simulation]
+plant = "contact"
+[[environment.boxes]]
+center = [0.0, 0.4, 0.0]
+size = [0.2, 0.1, 0.2]
+"#,
+            urdf.display()
+        );
+        let mut sim = parse(&text).variants().unwrap().remove(0).simulation;
+        for _ in 0..3000 {
+            sim.step().unwrap();
+        }
+        let force = total_normal_force(sim.contacts());
+        eprintln!(
+            "m = {multiplier}: lead at {} m, wall force {force} N",
+            sim.q[0]
+        );
+        assert!((sim.q[0] - stop).abs() < 1e-4, "lead at {}", sim.q[0]);
+        let expected = 50.0 * (target - sim.q[0]).abs() / 2.0;
+        assert!(
+            (force - expected).abs() < 1e-6 * expected,
+            "wall force {force} N, expected {expected} N"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Solo-12 with a geared rotor on each of its twelve joints (gear 9, as on
+/// the robot) dropped on its ball feet with the contact plant: the rotors'
+/// reflected inertia couples each joint with its rotor's spin, and the
+/// robot still comes to rest on four points carrying its weight, rotors
+/// included, to 1e-6.
+#[test]
+fn solo_with_rotors_lands_and_carries_its_weight() {
+    let path = repo_path("scenarios/solo12_drop.toml");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "root = \"free\"",
+        r#"root = "free"
+collision_spheres = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+[[robot.rotors]]
+joints = ["FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"]
+gear_ratio = 9.0
+mass = 0.03
+axial_inertia = 4.5e-6
+transverse_inertia = 3e-6"#,
+    );
+    let scenario = Scenario::parse(&text, &path).unwrap();
+    let mut sim = scenario.variants().unwrap().remove(0).simulation;
+    assert_eq!(sim.plant.nbodies(), 13 + 12);
+    let weight: f64 = sim.plant.bodies.iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
+    for _ in 0..3000 {
+        sim.step().unwrap();
+    }
+    let contacts = sim.contacts();
+    assert_eq!(contacts.len(), 4, "{contacts:?}");
+    let force = total_normal_force(contacts);
+    eprintln!(
+        "ground force {force} N, weight {weight} N, base at {} m",
+        sim.q[2]
+    );
+    assert!(
+        (force - weight).abs() < 1e-6 * weight,
+        "ground force {force} N, weight {weight} N"
+    );
+    let vmax = sim.v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(vmax < 1e-3, "still moving: max |v| = {vmax}");
 }

@@ -4,7 +4,11 @@
 //! Featherstone 2008, Tables 6.3 and 6.4): H = L^T D L with L unit lower
 //! triangular and nonzero only where H is (entry (k, i) for i an ancestor
 //! speed of k), so both cost O(nd) rather than O(nv^3) and create no
-//! fill-in. A tree model only: with mimic joints H is not tree-sparse.
+//! fill-in. With coupled joints (mimic joints, rotors) H is the system's
+//! A^T H_tree A, whose pattern is the cluster tree's rather than the tree's:
+//! each speed's parent is then the one of the pattern's elimination tree
+//! (Liu 1990, "The role of elimination trees in sparse factorization"),
+//! which covers the fill-in, and the same loops apply.
 
 use crate::model::Model;
 use nalgebra::DMatrix;
@@ -21,14 +25,38 @@ pub struct Ltdl {
 }
 
 impl Ltdl {
-    /// Buffers for `model` (a tree).
+    /// Buffers for `model`. Each speed's parent is the largest lower speed
+    /// its row of H couples with after the higher speeds are eliminated
+    /// (the elimination tree in this reversed order); for a tree that is
+    /// the next speed of its support.
     pub fn new(model: &Model) -> Self {
-        let parent = (0..model.nv)
-            .map(|k| model.support(k).nth(1).unwrap_or(NONE))
-            .collect();
+        let n = model.nv;
+        // below[k][i]: H_ki may be nonzero (i < k), from the tree speeds'
+        // supports mapped to the system speeds they follow.
+        let mut below = vec![vec![false; n]; n];
+        for k in 0..model.tree_nv() {
+            let (sk, _) = model.system_speed(k);
+            for l in model.support(k) {
+                let (sl, _) = model.system_speed(l);
+                below[sk.max(sl)][sk.min(sl)] = true;
+            }
+        }
+        let mut parent = vec![NONE; n];
+        for k in (0..n).rev() {
+            let Some(p) = (0..k).rev().find(|&i| below[k][i]) else {
+                continue;
+            };
+            parent[k] = p;
+            // Eliminating k fills in row p where row k is nonzero.
+            let (rows_to_p, rows_from_p) = below.split_at_mut(k);
+            let row_k = &rows_from_p[0];
+            for (filled, &coupled) in rows_to_p[p].iter_mut().zip(&row_k[..p]) {
+                *filled |= coupled;
+            }
+        }
         Ltdl {
             parent,
-            factor: DMatrix::zeros(model.nv, model.nv),
+            factor: DMatrix::zeros(n, n),
         }
     }
 
@@ -93,8 +121,11 @@ impl Ltdl {
 impl Ltdl {
     /// [`Ltdl::solve`] for six right-hand sides at once, stored per speed
     /// (`x[k][c]`: speed k of column c), whose nonzero entries all lie on
-    /// the support of speed `last` (a body's spatial Jacobian J_b^T, for
-    /// H^-1 J_b^T). The first sweep and D^-1 then touch that chain only;
+    /// the path from speed `last` to its root: the support of speed `last`
+    /// (a body's spatial Jacobian J_b^T, for H^-1 J_b^T); with coupled
+    /// joints, the system speeds that support follows, `last` the largest
+    /// (H couples any two of them, so they lie on one path of the
+    /// elimination tree). The first sweep and D^-1 then touch that chain only;
     /// the last sweep fills the whole tree. Six columns side by side make
     /// every update one short vector operation.
     pub fn solve_six_on_support(&self, last: usize, x: &mut [[f64; 6]]) {
@@ -197,5 +228,67 @@ mod tests {
         let mut bad = h.clone();
         bad[(3, 3)] = -1.0;
         assert!(!ltdl.factor(&bad));
+    }
+
+    /// A pattern that needs fill-in: independent joints a, b, c on three
+    /// branches of a fixed base; c's two children mimic a and b, so H
+    /// couples c with a and with b but not a with b. Eliminating c fills in
+    /// (b, a), which the elimination tree covers: c -> b -> a. The factor
+    /// then solves H x = b like a dense solve.
+    #[test]
+    fn coupled_joints_that_fill_in_are_factorized_exactly() {
+        let link = |name: &str| {
+            format!(
+                r#"<link name="{name}"><inertial><origin xyz="0.1 0.02 0.03"/><mass value="1.0"/>
+  <inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial></link>"#
+            )
+        };
+        let joint = |name: &str, parent: &str, axis: &str, mimic: &str| {
+            format!(
+                r#"<joint name="{name}" type="continuous"><parent link="{parent}"/><child link="{name}"/>
+  <origin xyz="0.2 0.1 0"/><axis xyz="{axis}"/>{mimic}</joint>"#
+            )
+        };
+        let urdf = format!(
+            r#"<robot name="fill"><link name="base"/>{}{}{}{}{}{}{}{}{}{}</robot>"#,
+            link("a"),
+            link("b"),
+            link("c"),
+            link("c_a"),
+            link("c_b"),
+            joint("a", "base", "0 0 1", ""),
+            joint("b", "base", "0 1 0", ""),
+            joint("c", "base", "1 0 0", ""),
+            joint(
+                "c_a",
+                "c",
+                "0 1 0",
+                r#"<mimic joint="a" multiplier="0.5"/>"#
+            ),
+            joint("c_b", "c", "0 0 1", r#"<mimic joint="b" multiplier="-2"/>"#),
+        );
+        let options = crate::model::UrdfOptions {
+            mimic: true,
+            ..Default::default()
+        };
+        let model = Model::from_urdf_str(&urdf, "fill.urdf", options).unwrap();
+        assert_eq!((model.nv, model.tree_nv()), (3, 5));
+        let mut ltdl = Ltdl::new(&model);
+        assert_eq!(ltdl.parent, [NONE, 0, 1]);
+        let mut ws = Workspace::new(&model);
+        let h = crba(&model, &mut ws, &[0.3, -0.7, 1.1]).clone();
+        assert!(h[(1, 0)] == 0.0 && h[(2, 0)] != 0.0 && h[(2, 1)] != 0.0);
+        assert!(ltdl.factor(&h));
+        let b = [0.4, -1.2, 0.9];
+        let mut x = b;
+        ltdl.solve(&mut x);
+        let dense = h
+            .clone()
+            .cholesky()
+            .unwrap()
+            .solve(&nalgebra::DVector::from_column_slice(&b));
+        for k in 0..3 {
+            assert!((x[k] - dense[k]).abs() < 1e-12, "{x:?} against {dense}");
+        }
     }
 }

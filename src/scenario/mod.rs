@@ -647,8 +647,7 @@ impl Scenario {
         let env = &self.file.environment;
         env.validate()
             .map_err(|(key, message)| self.invalid(&format!("environment.{key}"), message))?;
-        let mut plant =
-            ContactPlant::new(model, s.step).map_err(|e| self.invalid("robot", e.to_string()))?;
+        let mut plant = ContactPlant::new(model, s.step);
         if let Some(d) = self.joint_damping()? {
             plant.set_joint_damping(d);
         }

@@ -28,6 +28,15 @@
 //!   and what the contact rows see; the damping removes energy at any d.
 //! - Joint limits (URDF, both ends given): rows e_k for q_k >= lower and
 //!   -e_k for q_k <= upper, the same Signorini condition on their gaps.
+//! - Coupled joints (mimic joints, geared rotors; seed 001 sec. VI-C):
+//!   the state is the system's (q, v), with v_tree = A v. H and b are the
+//!   system's (CRBA and RNEA map every tree entry into its independent
+//!   speed), the L^T D L runs over the elimination tree of H's pattern, a
+//!   contact row is J_tree A (each tree speed's entry added, times its
+//!   multiplier, into the speed it follows) and a limit of a mimicking
+//!   joint, q_tree = m q_s + b, is the row m e_s on that gap. The damping
+//!   acts on the system speeds (each independent joint's; a mimicking
+//!   joint or a rotor adds no damper of its own).
 //! - Solver: projected Gauss-Seidel on the rows, kept in velocity space
 //!   (v+ updated with H^-1 J_r^T after each row, no Delassus matrix
 //!   formed), warm-started with the impulses of the previous step (parry
@@ -74,8 +83,6 @@ const MERGE_DISTANCE: f64 = 5e-4;
 pub enum ContactPlantError {
     #[error("link {frame}: a collision shape cannot become a collider: {why}")]
     Shape { frame: String, why: String },
-    #[error("model '{model}' has coupled joints (mimic joints or rotors), which the contact plant does not handle yet; use robot.mimic = false or the own plant")]
-    Coupled { model: String },
 }
 
 /// A robot collision shape on a moving body.
@@ -120,11 +127,13 @@ struct WorldShape {
     restitution: f64,
 }
 
-/// A joint position limit (both ends finite).
+/// A joint position limit (both ends finite) on tree coordinate `q_index`,
+/// whose speed is `multiplier` times system speed `v_index`.
 #[derive(Clone, Copy)]
 struct Limit {
     q_index: usize,
     v_index: usize,
+    multiplier: f64,
     lower: f64,
     upper: f64,
 }
@@ -186,6 +195,8 @@ pub struct ContactPlant {
     zeros: Vec<f64>,
     v_free: Vec<f64>,
     q_next: Vec<f64>,
+    /// The tree coordinates q_tree = A q + b (coupled joints only).
+    q_tree: Vec<f64>,
     constraints: Vec<Constraint>,
     /// Row buffers, nv entries per row: J_r and H^-1 J_r^T.
     jac: Vec<f64>,
@@ -207,12 +218,7 @@ impl std::fmt::Debug for ContactPlant {
 
 impl ContactPlant {
     /// The plant of `model` stepping `dt`, with no shape yet.
-    pub fn new(model: &Model, dt: f64) -> Result<ContactPlant, ContactPlantError> {
-        if model.coupling().is_some() {
-            return Err(ContactPlantError::Coupled {
-                model: model.name.clone(),
-            });
-        }
+    pub fn new(model: &Model, dt: f64) -> ContactPlant {
         let nv = model.nv;
         let limits = model
             .bodies
@@ -222,14 +228,18 @@ impl ContactPlant {
                 let (l, u) = (b.limits.lower, b.limits.upper);
                 l.is_finite() && u.is_finite() && l <= u
             })
-            .map(|b| Limit {
-                q_index: b.q_index,
-                v_index: b.v_index,
-                lower: b.limits.lower,
-                upper: b.limits.upper,
+            .map(|b| {
+                let (v_index, multiplier) = model.system_speed(b.v_index);
+                Limit {
+                    q_index: b.q_index,
+                    v_index,
+                    multiplier,
+                    lower: b.limits.lower,
+                    upper: b.limits.upper,
+                }
             })
             .collect::<Vec<_>>();
-        Ok(ContactPlant {
+        ContactPlant {
             ws: Workspace::new(model),
             dt,
             joint_damping: 0.0,
@@ -247,12 +257,13 @@ impl ContactPlant {
             zeros: vec![0.0; nv],
             v_free: vec![0.0; nv],
             q_next: vec![0.0; model.nq],
+            q_tree: vec![0.0; model.tree_nq()],
             constraints: Vec::new(),
             jac: Vec::new(),
             minv_jt: Vec::new(),
             contacts: Vec::new(),
             model: model.clone(),
-        })
+        }
     }
 
     /// Viscous damping `d` >= 0 on every joint but a free root (see the
@@ -512,9 +523,17 @@ impl ContactPlant {
                 }
             }
         }
+        let mut tree_buffer = std::mem::take(&mut self.q_tree);
+        let q_tree = match self.model.coupling() {
+            Some(c) => {
+                c.expand_q(q, &mut tree_buffer);
+                &tree_buffer
+            }
+            None => q,
+        };
         for li in 0..self.limits.len() {
             let l = self.limits[li];
-            let (qk, vk) = (q[l.q_index], v[l.v_index]);
+            let (qk, vk) = (q_tree[l.q_index], l.multiplier * v[l.v_index]);
             let reach = MARGIN + 2.0 * vk.abs() * dt;
             for (side, gap, sign) in [(0, qk - l.lower, 1.0), (1, l.upper - qk, -1.0)] {
                 if gap > reach {
@@ -528,10 +547,10 @@ impl ContactPlant {
                     &mut self.minv_jt[first * nv..(first + 1) * nv],
                 );
                 jr.fill(0.0);
-                jr[l.v_index] = sign;
+                jr[l.v_index] = sign * l.multiplier;
                 y.copy_from_slice(jr);
                 self.ltdl.solve(y);
-                let w = sign * y[l.v_index];
+                let w = jr[l.v_index] * y[l.v_index];
                 self.constraints.push(Constraint {
                     kind: Kind::Limit { limit: li, side },
                     first,
@@ -543,11 +562,13 @@ impl ContactPlant {
                 });
             }
         }
+        self.q_tree = tree_buffer;
     }
 
     /// The slot of H^-1 J_b^T for `body` (nv rows of 6 columns: the body's
-    /// spatial Jacobian at the world origin, rows `[angular; linear]`,
-    /// through the factor), computed on first use in a step.
+    /// spatial Jacobian at the world origin, rows `[angular; linear]`, in
+    /// the system speeds (J_tree A), through the factor), computed on first
+    /// use in a step.
     fn body_inverse_jacobian(&mut self, body: usize) -> usize {
         if self.body_slot[body] != usize::MAX {
             return self.body_slot[body];
@@ -560,14 +581,19 @@ impl ContactPlant {
             self.body_y.resize((slot + 1) * nv, [0.0; 6]);
         }
         let b = &self.model.bodies[body];
-        let last = b.v_index + b.joint.nv() - 1;
         let y = &mut self.body_y[slot * nv..(slot + 1) * nv];
         y.fill([0.0; 6]);
-        for k in self.model.support(last) {
+        let mut last = 0;
+        for k in self.model.support(b.v_index + b.joint.nv() - 1) {
             let phi = self.ws.axes[k];
-            y[k] = [
+            let (s, m) = self.model.system_speed(k);
+            let column = [
                 phi.ang[0], phi.ang[1], phi.ang[2], phi.lin[0], phi.lin[1], phi.lin[2],
             ];
+            for (ys, x) in y[s].iter_mut().zip(column) {
+                *ys += m * x;
+            }
+            last = last.max(s);
         }
         self.ltdl.solve_six_on_support(last, y);
         slot
@@ -585,7 +611,8 @@ impl ContactPlant {
         let b = &self.model.bodies[body];
         for k in self.model.support(b.v_index + b.joint.nv() - 1) {
             let phi = self.ws.axes[k];
-            jr[k] = d.dot(&(phi.lin + phi.ang.cross(point)));
+            let (s, m) = self.model.system_speed(k);
+            jr[s] += m * d.dot(&(phi.lin + phi.ang.cross(point)));
         }
         let y = &mut self.minv_jt[r * nv..(r + 1) * nv];
         let yb = &self.body_y[slot * nv..(slot + 1) * nv];

@@ -11,22 +11,31 @@ pub const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/ur
 pub const PANDA: &str = "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf";
 
 /// PD+ holding the Panda's fingers pressed into a table on `plant` for 3 s
-/// (1 ms steps and samples): the scene of the passive-table tests.
-pub fn panda_press_and_hold(plant: &str) -> String {
+/// (1 ms steps and samples): the scene of the passive-table tests; with
+/// `mimic`, the fingers' mimic tag is honoured (8 coordinates, not 9).
+pub fn panda_press_and_hold(plant: &str, mimic: bool) -> String {
+    // With the mimic tag honoured the two fingers are one coordinate.
+    let fingers = |x: &str| {
+        if mimic {
+            x.to_string()
+        } else {
+            format!("{x}, {x}")
+        }
+    };
     format!(
         r#"name = "press_and_hold"
 [robot]
 urdf = "{}"
-mimic = false
+mimic = {mimic}
 [controller]
 kind = "pd_plus"
-kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, 5.0, 5.0]
-kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, 0.5, 0.5]
+kp = [200.0, 200.0, 200.0, 200.0, 50.0, 50.0, 20.0, {}]
+kd = [20.0, 20.0, 20.0, 20.0, 5.0, 5.0, 2.0, {}]
 [reference]
 kind = "hold"
-q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, 0.02, 0.02]
+q = [0.0, 0.2, 0.0, -2.3, 0.0, 2.5, 0.785, {}]
 [initial]
-q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, 0.02, 0.02]
+q = [0.0, 0.0, 0.0, -2.4, 0.0, 2.4, 0.785, {}]
 [simulation]
 plant = "{plant}"
 duration = 3.0
@@ -37,7 +46,11 @@ center = [0.5, 0.0, 0.09]
 size = [0.4, 0.8, 0.18]
 friction = 0.4
 "#,
-        repo_path(PANDA).display()
+        repo_path(PANDA).display(),
+        fingers("5.0"),
+        fingers("0.5"),
+        fingers("0.02"),
+        fingers("0.02"),
     )
 }
 
