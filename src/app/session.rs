@@ -4,7 +4,7 @@
 
 use super::transported_frames::TransportedFrames;
 use crate::algorithms::{forward_kinematics, frame_placement, position_ik, Workspace};
-use crate::factorization::diagnose;
+use crate::factorization::Diagnoser;
 use crate::model::Model;
 use crate::scenario::interaction::{self, DragStart, LiveLoop};
 use crate::scenario::{
@@ -113,6 +113,8 @@ pub struct LiveVariant {
     /// Vectors parallel-transported along the recorded run.
     pub transport: TransportedFrames,
     scratch: Workspace,
+    /// Buffers of the per-sample diagnostics (of the controller's model).
+    diagnoser: Diagnoser,
 }
 
 impl LiveVariant {
@@ -121,6 +123,7 @@ impl LiveVariant {
             kinematics: Workspace::new(&sim.plant),
             transport: TransportedFrames::new(&sim.plant, &sim.q),
             scratch: Workspace::new(&sim.plant),
+            diagnoser: Diagnoser::new(&sim.estimate),
             name,
             sim,
             samples: Vec::new(),
@@ -144,7 +147,7 @@ impl LiveVariant {
             Some(t) if task_frame == Some(end_effector) => t.desired_position,
             _ => position(&mut self.scratch, &sample.q_desired),
         };
-        let d = diagnose(
+        let d = self.diagnoser.diagnose(
             &sim.estimate,
             &mut self.scratch,
             &sample.q,
@@ -447,6 +450,7 @@ impl Session {
             if sim.continue_from(&v.sim) {
                 v.kinematics = Workspace::new(&sim.plant);
                 v.scratch = Workspace::new(&sim.plant);
+                v.diagnoser = Diagnoser::new(&sim.estimate);
                 v.sim = sim;
             }
         }

@@ -37,33 +37,97 @@ pub fn skew_residual(hdot: &DMatrix<f64>, c: &DMatrix<f64>) -> f64 {
     max
 }
 
-/// The contorsion D_ijk = G*_ijk - G_ijk of connection coefficients `g`
-/// against the Christoffel symbols `g_star` (seed 001, after eq. 9).
-pub fn contorsion(g_star: &[f64], g: &[f64]) -> Vec<f64> {
-    g_star.iter().zip(g).map(|(a, b)| a - b).collect()
+/// Buffers for [`Diagnoser::diagnose`], allocated once for a model, so that
+/// monitoring every sample (the app's plots, `eval --factorization`)
+/// allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Diagnoser {
+    hdot: DMatrix<f64>,
+    c_star: DMatrix<f64>,
+    /// The factorization's connection coefficients G (first kind,
+    /// C_ik = G_ijk v_j) and the Christoffel symbols G*.
+    g: Vec<f64>,
+    g_star: Vec<f64>,
 }
 
-/// The torsion tensor T_ijk = (G_ijk - G_ikj) - (G*_ijk - G*_ikj) of the
-/// connection with coefficients `g` (first kind, C_ik = G_ijk v_j). With
-/// generalized speeds the structure constants are G*_ijk - G*_ikj because
-/// the Riemannian connection is torsion-free, so this holds for both
-/// coordinates and the free root's body-frame speeds.
-pub fn torsion_tensor(g_star: &[f64], g: &[f64], n: usize) -> Vec<f64> {
-    let idx = |i: usize, j: usize, k: usize| (i * n + j) * n + k;
-    let mut t = vec![0.0; n * n * n];
-    for i in 0..n {
-        for j in 0..n {
-            for k in 0..n {
-                t[idx(i, j, k)] = (g[idx(i, j, k)] - g[idx(i, k, j)])
-                    - (g_star[idx(i, j, k)] - g_star[idx(i, k, j)]);
-            }
+impl Diagnoser {
+    /// Buffers for `model`'s nv.
+    pub fn new(model: &Model) -> Self {
+        let n = model.nv;
+        Diagnoser {
+            hdot: DMatrix::zeros(n, n),
+            c_star: DMatrix::zeros(n, n),
+            g: vec![0.0; n * n * n],
+            g_star: vec![0.0; n * n * n],
         }
     }
-    t
+
+    /// All diagnostics of `f` at (q, v) (`model` of the size given to
+    /// [`Self::new`]). The torsion tensor is
+    /// T_ijk = (G_ijk - G_ikj) - (G*_ijk - G*_ikj): with generalized speeds
+    /// the structure constants are G*_ijk - G*_ikj because the Riemannian
+    /// connection is torsion-free, so this holds for both coordinates and
+    /// the free root's body-frame speeds. The contorsion is D = G* - G
+    /// (seed 001, after eq. 9).
+    pub fn diagnose(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        f: &Factorization,
+    ) -> Diagnostics {
+        let n = model.nv;
+        assert_eq!(
+            self.g.len(),
+            n * n * n,
+            "diagnose: buffers of another model"
+        );
+        coriolis_matrix_and_derivatives(model, ws, q, v, BodyFactorization::ChristoffelConsistent);
+        self.hdot.copy_from(&ws.mass_matrix_dot);
+        self.c_star.copy_from(&ws.coriolis);
+        let c = f.coriolis_matrix(model, ws, q, v);
+        let validity = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|k| (c[(i, k)] - self.c_star[(i, k)]) * v[k])
+                    .sum::<f64>()
+                    .abs()
+            })
+            .fold(0.0, f64::max);
+        let skew = skew_residual(&self.hdot, c);
+        self.g_star
+            .copy_from_slice(christoffel_symbols(model, ws, q));
+        f.connection_coefficients(model, ws, q, &mut self.g);
+        let (g, g_star) = (&self.g, &self.g_star);
+        let idx = |i: usize, j: usize, k: usize| (i * n + j) * n + k;
+        let d = |i: usize, j: usize, k: usize| g_star[idx(i, j, k)] - g[idx(i, j, k)];
+        let (mut torsion_squared, mut asymmetry) = (0.0, 0.0f64);
+        for i in 0..n {
+            for j in 0..n {
+                for k in 0..n {
+                    let t = (g[idx(i, j, k)] - g[idx(i, k, j)])
+                        - (g_star[idx(i, j, k)] - g_star[idx(i, k, j)]);
+                    torsion_squared += t * t;
+                    let x = d(i, j, k);
+                    asymmetry = asymmetry
+                        .max((x + d(j, i, k)).abs())
+                        .max((x + d(i, k, j)).abs())
+                        .max((x + d(k, j, i)).abs());
+                }
+            }
+        }
+        Diagnostics {
+            skew_residual: skew,
+            validity_residual: validity,
+            torsion_norm: torsion_squared.sqrt(),
+            contorsion_asymmetry: asymmetry,
+        }
+    }
 }
 
-/// All diagnostics of `f` at (q, v). Allocates the two n^3 coefficient
-/// arrays: meant for monitoring, not for the control loop.
+/// All diagnostics of `f` at (q, v), with buffers allocated for this call
+/// (for a one-off; [`Diagnoser`] for every sample of a run).
 pub fn diagnose(
     model: &Model,
     ws: &mut Workspace,
@@ -71,35 +135,5 @@ pub fn diagnose(
     v: &[f64],
     f: &Factorization,
 ) -> Diagnostics {
-    let n = model.nv;
-    coriolis_matrix_and_derivatives(model, ws, q, v, BodyFactorization::ChristoffelConsistent);
-    let hdot = ws.mass_matrix_dot.clone();
-    let c_star = ws.coriolis.clone();
-    let c = f.coriolis_matrix(model, ws, q, v).clone();
-    let vv = nalgebra::DVector::from_column_slice(v);
-    let validity = (&c - &c_star) * &vv;
-    let g_star = christoffel_symbols(model, ws, q).to_vec();
-    let mut g = vec![0.0; n * n * n];
-    f.connection_coefficients(model, ws, q, &mut g);
-    let t = torsion_tensor(&g_star, &g, n);
-    let d = contorsion(&g_star, &g);
-    let idx = |i: usize, j: usize, k: usize| (i * n + j) * n + k;
-    let mut asymmetry: f64 = 0.0;
-    for i in 0..n {
-        for j in 0..n {
-            for k in 0..n {
-                let x = d[idx(i, j, k)];
-                asymmetry = asymmetry
-                    .max((x + d[idx(j, i, k)]).abs())
-                    .max((x + d[idx(i, k, j)]).abs())
-                    .max((x + d[idx(k, j, i)]).abs());
-            }
-        }
-    }
-    Diagnostics {
-        skew_residual: skew_residual(&hdot, &c),
-        validity_residual: validity.amax(),
-        torsion_norm: t.iter().map(|x| x * x).sum::<f64>().sqrt(),
-        contorsion_asymmetry: asymmetry,
-    }
+    Diagnoser::new(model).diagnose(model, ws, q, v, f)
 }

@@ -13,7 +13,7 @@ mod diagnostics;
 mod task_space;
 
 pub use change_of_coordinates::transform_coriolis;
-pub use diagnostics::{contorsion, diagnose, skew_residual, torsion_tensor, Diagnostics};
+pub use diagnostics::{diagnose, skew_residual, Diagnoser, Diagnostics};
 pub use task_space::{task_space_dynamics, TaskSpace};
 
 use crate::algorithms::{
