@@ -55,43 +55,47 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
         let chain = model.support(own.end - 1);
         let (axes, g) = (&ws.axes, &mut ws.christoffel);
 
-        // Group 1: c in e, every a and b on the chain (eq. 46/47 and the
-        // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
+        let above = chain.clone().skip(own.len());
         for c in own.clone() {
             let hc = ic.mul_motion(&axes[c]);
             let idot_c = ic.derivative(&axes[c]);
+            // Group 1: c in e, every a and b on the chain (eq. 46/47 and the
+            // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
+            // With X = dI/dt(Phi_c) Phi_b and Y = Phi_b x* (I^C_e Phi_c), its
+            // force is (X + Y) / 2, and group 3's for a = c is (Y - X) / 2.
             for b in chain.clone() {
-                let mut f = (idot_c.mul_motion(&axes[b]) + axes[b].cross_force(&hc)) * 0.5;
+                let x = idot_c.mul_motion(&axes[b]);
+                let y = axes[b].cross_force(&hc);
+                let mut f = (x + y) * 0.5;
                 let same_body = own.contains(&b);
                 if same_body {
-                    f += ic.mul_motion(&axes[c].cross(&axes[b]));
+                    // Phi_c x Phi_c = 0: only a multi-DoF joint adds a term.
+                    if b != c {
+                        f += ic.mul_motion(&axes[c].cross(&axes[b]));
+                    }
+                } else {
+                    ws.dof_forces[b] = (y - x) * 0.5;
                 }
                 for run in model.support_runs(own.end - 1) {
                     let values = axes[run.clone()].iter().map(|axis| axis.dot(&f));
                     map.put3_along_run(g, n, run, (c, b, !same_body), values);
                 }
             }
-        }
-        // Group 3: a in e, c and b on strict ancestors (eq. 50).
-        let above = chain.clone().skip(own.len());
-        for a in own.clone() {
-            let ha = ic.mul_motion(&axes[a]);
-            let idot_a = ic.derivative(&axes[a]);
-            for b in above.clone() {
-                ws.dof_forces[b] = (axes[b].cross_force(&ha) - idot_a.mul_motion(&axes[b])) * 0.5;
-            }
+            // Group 3: a = c in e, c' and b on strict ancestors (eq. 50),
+            // G_{a c' b} = Phi_c' . D_a Phi_b.
+            let a = c;
             for b in above.clone() {
                 let gb = ws.dof_forces[b];
                 let body_b = model.dof_body[b];
                 for run in model.support_runs(b) {
                     for cc in run {
                         let val = axes[cc].dot(&gb);
-                        put(&mut ws.christoffel, a, cc, b, val);
+                        put(g, a, cc, b, val);
                         if model.dof_body[cc] != body_b {
-                            put(&mut ws.christoffel, a, b, cc, val);
+                            put(g, a, b, cc, val);
                         } else if cc != b {
                             let x = axes[b].dot(&ws.dof_forces[cc]);
-                            put(&mut ws.christoffel, a, b, cc, x);
+                            put(g, a, b, cc, x);
                         }
                     }
                 }
