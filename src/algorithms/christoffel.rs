@@ -14,7 +14,9 @@
 //! For each body e, the symbols whose deepest body is e come in three groups
 //! (seed 000 eqs. 46-50): c in e (all a, b); b in e (by symmetry); a in e
 //! with c, b above, as Phi_c . D_a Phi_b with
-//! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50).
+//! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50). Groups
+//! 1 and 3 of one speed c = a share the products dI/dt(Phi_c) Phi_b and
+//! Phi_b x* (I^C_e Phi_c), so both run in one loop over b.
 //!
 //! With mimic joints (seed 001 Algorithm 2 for clusters, A constant so the
 //! cluster term D_i vanishes) each tree symbol is added into its
