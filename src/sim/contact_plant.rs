@@ -266,8 +266,8 @@ impl ContactPlant {
         }
     }
 
-    /// Viscous damping `d` >= 0 on every joint but a free root (see the
-    /// module notes).
+    /// Viscous damping `d` >= 0 on every joint but a free root; with
+    /// coupled joints, on every independent joint (see the module notes).
     pub fn set_joint_damping(&mut self, d: f64) {
         self.joint_damping = d;
     }
