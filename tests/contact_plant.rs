@@ -541,11 +541,17 @@ fn a_mimic_joints_limit_stops_the_joint_it_follows() {
         for (target, stop) in [0.8, -0.8].into_iter().zip(stops) {
             let mut plant = ContactPlant::new(&model, 1e-3);
             let (mut q, mut v) = (vec![0.0], vec![0.0]);
+            // The follower never passes its limit (the row m e_s stops it at
+            // the surface; without m it would overshoot by (|m| - 1) gap).
+            let mut overshoot: f64 = 0.0;
             for _ in 0..2000 {
                 let tau = [50.0 * (target - q[0]) - 10.0 * v[0]];
                 plant.step(&mut q, &mut v, &tau).unwrap();
+                let follower = multiplier * q[0] + 0.1;
+                overshoot = overshoot.max(follower.abs() - 0.5);
             }
-            eprintln!("m = {multiplier}, pulled to {target}: lead at {}", q[0]);
+            eprintln!("m = {multiplier}, pulled to {target}: lead at {}, follower overshoot {overshoot:e}", q[0]);
+            assert!(overshoot < 1e-9, "follower passed its limit by {overshoot}");
             assert!(
                 (q[0] - stop).abs() < 1e-4 && v[0].abs() < 1e-6,
                 "m = {multiplier}, pulled to {target}: lead at {} m, {} m/s, expected {stop}",

@@ -16,7 +16,8 @@
 //! with c, b above, as Phi_c . D_a Phi_b with
 //! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50). Groups
 //! 1 and 3 of one speed c = a share the products dI/dt(Phi_c) Phi_b and
-//! Phi_b x* (I^C_e Phi_c), so both run in one loop over b.
+//! Phi_b x* (I^C_e Phi_c): group 1's loop over b computes both forces, and
+//! group 3 then writes its symbols from the stored ones.
 //!
 //! With mimic joints (seed 001 Algorithm 2 for clusters, A constant so the
 //! cluster term D_i vanishes) each tree symbol is added into its

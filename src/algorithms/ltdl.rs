@@ -17,7 +17,8 @@ use nalgebra::DMatrix;
 const NONE: usize = usize::MAX;
 
 /// The factor of H (D on the diagonal, L below it) and each speed's parent
-/// speed (the next one in its support), preallocated for one model.
+/// speed (the next one in its support on a tree; its elimination-tree
+/// parent with coupled joints), preallocated for one model.
 #[derive(Clone, Debug)]
 pub struct Ltdl {
     parent: Vec<usize>,
