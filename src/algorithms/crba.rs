@@ -29,16 +29,32 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
 }
 
 /// H from the bodies' world inertias in `ws.composite_inertias`.
+///
+/// On a tree each speed j walks its support as runs of consecutive speeds
+/// and writes H_kj and H_jk directly; a coupled model adds every tree entry
+/// into its independent speeds' entries.
 fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
     map.clear(ws.mass_matrix.as_mut_slice());
+    let n = ws.mass_matrix.nrows();
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
         let ic = ws.composite_inertias[i];
         for j in body.v_index..body.v_index + body.joint.nv() {
             // H_kj = H_jk = Phi_k . (I^C_i Phi_j) for every ancestor-or-self speed k.
             let f = ic.mul_motion(&ws.axes[j]);
-            for k in model.support(j) {
-                map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
+            if map.accumulates() {
+                for k in model.support(j) {
+                    map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
+                }
+            } else {
+                let h = ws.mass_matrix.as_mut_slice();
+                for run in model.support_runs(j) {
+                    for k in run {
+                        let x = ws.axes[k].dot(&f);
+                        h[j * n + k] = x;
+                        h[k * n + j] = x;
+                    }
+                }
             }
         }
         if let Some(p) = body.parent {
