@@ -45,10 +45,15 @@ impl Motion {
             lin: self.ang.cross(&f.lin),
         }
     }
-    /// Power pairing `self . f`.
+    /// Power pairing `self . f`, summed as two interleaved halves
+    /// (components 0, 2, 4 and 1, 3, 5) so that each product pair is
+    /// adjacent in memory and the compiler can use two-lane SIMD.
     #[inline]
     pub fn dot(&self, f: &Force) -> f64 {
-        self.ang.dot(&f.ang) + self.lin.dot(&f.lin)
+        let (a, b) = (self, f);
+        let even = a.ang.x * b.ang.x + a.ang.z * b.ang.z + a.lin.y * b.lin.y;
+        let odd = a.ang.y * b.ang.y + a.lin.x * b.lin.x + a.lin.z * b.lin.z;
+        even + odd
     }
     /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
