@@ -60,16 +60,17 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
 
         let above = chain.clone().skip(own.len());
         for c in own.clone() {
-            let hc = ic.mul_motion(&axes[c]);
-            let idot_c = ic.derivative(&axes[c]);
+            // Halved once here, so that X and Y below come out halved.
+            let hc = ic.mul_motion(&axes[c]) * 0.5;
+            let idot_c = ic.derivative(&axes[c]) * 0.5;
             // Group 1: c in e, every a and b on the chain (eq. 46/47 and the
             // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
-            // With X = dI/dt(Phi_c) Phi_b and Y = Phi_b x* (I^C_e Phi_c), its
-            // force is (X + Y) / 2, and group 3's for a = c is (Y - X) / 2.
+            // With X = dI/dt(Phi_c) Phi_b / 2 and Y = Phi_b x* (I^C_e Phi_c) / 2,
+            // its force is X + Y, and group 3's for a = c is Y - X.
             for b in chain.clone() {
                 let x = idot_c.mul_motion(&axes[b]);
                 let y = axes[b].cross_force(&hc);
-                let mut f = (x + y) * 0.5;
+                let mut f = x + y;
                 let same_body = own.contains(&b);
                 if same_body {
                     // Phi_c x Phi_c = 0: only a multi-DoF joint adds a term.
@@ -77,7 +78,7 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
                         f += ic.mul_motion(&axes[c].cross(&axes[b]));
                     }
                 } else {
-                    ws.dof_forces[b] = (y - x) * 0.5;
+                    ws.dof_forces[b] = y - x;
                 }
                 for run in model.support_runs(own.end - 1) {
                     let values = axes[run.clone()].iter().map(|axis| axis.dot(&f));

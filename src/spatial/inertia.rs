@@ -2,7 +2,7 @@
 //! (Featherstone 2008, eq. 2.63; seed 000 sec. 2).
 
 use super::{Force, Mat3, Matrix6, Motion, Transform, Vec3};
-use std::ops::{Add, AddAssign};
+use std::ops::{Add, AddAssign, Mul};
 
 /// Spatial inertia of a rigid body about the origin of the frame it is
 /// expressed in: mass `m`, first mass moment `h = m c` (c = centre of mass)
@@ -185,6 +185,19 @@ impl AddAssign for RigidInertia {
         self.mass += o.mass;
         self.h += o.h;
         self.ibar += o.ibar;
+    }
+}
+
+impl Mul<f64> for RigidInertia {
+    type Output = RigidInertia;
+    /// Every parameter scaled (the parametrization is linear).
+    #[inline]
+    fn mul(self, s: f64) -> RigidInertia {
+        RigidInertia {
+            mass: self.mass * s,
+            h: self.h * s,
+            ibar: self.ibar * s,
+        }
     }
 }
 
