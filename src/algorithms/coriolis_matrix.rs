@@ -73,7 +73,12 @@ fn algorithm1<const WITH_H: bool>(
         ws.body_matrices[i] = b.matrix(&inertia, &vi);
     }
     ws.tree = tree;
-    map.clear(ws.coriolis.as_mut_slice());
+    // Entries of speeds on different branches are zero, and other code
+    // (torsion) may have written there: this algorithm owns every entry of
+    // C, so it clears C first (one contiguous pass; zeroing each row j
+    // between the support speeds instead strides by nv and, at nv = 256,
+    // thrashed the cache: 2.4x slower on a binary tree).
+    ws.coriolis.as_mut_slice().fill(0.0);
     if WITH_H {
         map.clear(ws.mass_matrix.as_mut_slice());
         map.clear(ws.mass_matrix_dot.as_mut_slice());
@@ -87,16 +92,7 @@ fn algorithm1<const WITH_H: bool>(
             let f2 = ic.mul_motion(&ws.axes[j]);
             let f1 = ic.mul_motion(&ws.axes_dot[j]) + mul_motion(&bc, &ws.axes[j]);
             let f3 = tr_mul_motion(&bc, &ws.axes[j]);
-            // Entries of speeds on other branches (the gaps between support
-            // speeds) are zero; other code (torsion) may have written there,
-            // so this algorithm owns every entry of C.
-            // (An accumulating map cleared C above.)
-            let mut above = j + 1;
             for kk in model.support(j) {
-                if !map.accumulates() {
-                    zero_entries(&mut ws.coriolis, j, kk + 1..above);
-                }
-                above = kk;
                 let (phi, phi_dot) = (&ws.axes[kk], &ws.axes_dot[kk]);
                 let c_kj = phi.dot(&f1);
                 // On the diagonal (kk = j) both expressions are C_jj.
@@ -113,21 +109,10 @@ fn algorithm1<const WITH_H: bool>(
                     map.put_symmetric(&mut ws.mass_matrix_dot, kk, j, c_kj + c_jk);
                 }
             }
-            if !map.accumulates() {
-                zero_entries(&mut ws.coriolis, j, 0..above);
-            }
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
             ws.body_matrices[p] += bc;
         }
-    }
-}
-
-/// Zeroes the entries (k, j) and (j, k) of `c` for the speeds k in `ks`.
-fn zero_entries(c: &mut DMatrix<f64>, j: usize, ks: std::ops::Range<usize>) {
-    for k in ks {
-        c[(k, j)] = 0.0;
-        c[(j, k)] = 0.0;
     }
 }
