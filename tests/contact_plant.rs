@@ -110,31 +110,13 @@ fn pd_plus_storage_never_increases_against_a_passive_table() {
     for mimic in [false, true] {
         let text = common::panda_press_and_hold("contact", mimic);
         let r = run_variant(parse(&text).variants().unwrap().remove(0), &mut |_| {});
-        assert!(r.divergence.is_none(), "{:?}", r.divergence);
-        let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
-        let rise = v.windows(2).map(|w| w[1] - w[0]).fold(f64::MIN, f64::max);
-        eprintln!(
-            "mimic {mimic}: V {} -> {} J, largest rise {rise:e} J, final force {} N on {} points",
-            v[0],
-            v[v.len() - 1],
-            r.samples.last().unwrap().contact_force,
-            r.samples.last().unwrap().contacts
-        );
-        assert!(rise < 1e-6, "V rose by {rise}");
-        assert!(
-            v[0] > 5.0 && (0.1..1.0).contains(&v[v.len() - 1]),
-            "{} -> {}",
-            v[0],
-            v[v.len() - 1]
-        );
-        assert!((v[v.len() - 1] - v[2000]).abs() < 1e-4, "not settled");
         let last = r.samples.last().unwrap();
-        assert!(
-            last.contacts >= 2 && (10.0..30.0).contains(&last.contact_force),
-            "{} points, {} N",
-            last.contacts,
-            last.contact_force
+        eprintln!(
+            "mimic {mimic}: V {} -> {} J, final force {} N on {} points",
+            r.samples[0].lyapunov.value, last.lyapunov.value, last.contact_force, last.contacts
         );
+        let rise = common::assert_pressed_passively(&r, 2);
+        eprintln!("mimic {mimic}: largest rise of V {rise:e} J");
     }
 }
 

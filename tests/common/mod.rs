@@ -54,6 +54,35 @@ friction = 0.4
     )
 }
 
+/// The passive-table checks on a [`panda_press_and_hold`] run: no
+/// divergence; the storage V = 1/2 e_dot^T H e_dot + 1/2 e^T K_p e never
+/// rises by more than 1e-6 J between samples; it falls from above 5 J and
+/// settles in (0.1, 1) J; at the end the table carries 10 to 30 N on at
+/// least `min_contacts` points. Returns V's largest rise between samples.
+pub fn assert_pressed_passively(
+    r: &passivity_lab::scenario::VariantResult,
+    min_contacts: usize,
+) -> f64 {
+    assert!(r.divergence.is_none(), "{:?}", r.divergence);
+    let v: Vec<f64> = r.samples.iter().map(|s| s.lyapunov.value).collect();
+    let rise = v.windows(2).map(|w| w[1] - w[0]).fold(f64::MIN, f64::max);
+    assert!(rise < 1e-6, "V rose by {rise}");
+    let (first, last_v) = (v[0], v[v.len() - 1]);
+    assert!(
+        first > 5.0 && (0.1..1.0).contains(&last_v),
+        "{first} -> {last_v}"
+    );
+    assert!((last_v - v[2000]).abs() < 1e-4, "not settled");
+    let last = r.samples.last().unwrap();
+    assert!(
+        last.contacts >= min_contacts && (10.0..30.0).contains(&last.contact_force),
+        "{} points, {} N",
+        last.contacts,
+        last.contact_force
+    );
+    rise
+}
+
 /// PD+ pulling the Panda's fingers towards 0.08 m (their URDF limit is
 /// 0.04 m) on `plant`.
 pub fn panda_fingers_past_their_limits(plant: &str) -> String {
