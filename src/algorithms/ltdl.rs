@@ -3,12 +3,14 @@
 //! of the joint-space inertia matrix for branched kinematic trees";
 //! Featherstone 2008, Tables 6.3 and 6.4): H = L^T D L with L unit lower
 //! triangular and nonzero only where H is (entry (k, i) for i an ancestor
-//! speed of k), so both cost O(nd) rather than O(nv^3) and create no
+//! speed of k), so the factorization costs O(n d^2) and each solve O(n d)
+//! (d the depth in speeds) rather than O(nv^3), and they create no
 //! fill-in. With coupled joints (mimic joints, rotors) H is the system's
 //! A^T H_tree A, whose pattern is the cluster tree's rather than the tree's:
 //! each speed's parent is then the one of the pattern's elimination tree
 //! (Liu 1990, "The role of elimination trees in sparse factorization"),
-//! which covers the fill-in, and the same loops apply.
+//! which covers the fill-in, and the same loops apply (d is then that
+//! tree's height, which fill-in across branches can make larger).
 
 use crate::model::Model;
 use nalgebra::DMatrix;

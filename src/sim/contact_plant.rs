@@ -7,7 +7,7 @@
 //!   start of the step, H (v+ - v) = dt (tau - b) + J^T lambda, then
 //!   q+ = q moved by v+ over dt (semi-implicit Euler; the free root on
 //!   SE(3)). H is factorized once per step by the tree-sparse L^T D L
-//!   (Featherstone 2005), and every solve with it is O(nd).
+//!   (Featherstone 2005): O(n d^2) to factorize, O(n d) per solve.
 //! - Contacts: parry3d's contact manifolds (the ones rapier uses) between
 //!   the robot's collision shapes and each environment object, within the
 //!   distance a shape can cover in the step ([`MARGIN`] plus twice its
