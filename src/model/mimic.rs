@@ -106,6 +106,12 @@ impl Coupling {
         self.follows[b]
     }
 
+    /// Tree coordinate `t` as `(system coordinate, multiplier, offset)`:
+    /// q_tree[t] = multiplier q[system coordinate] + offset.
+    pub fn coordinate(&self, t: usize) -> (usize, f64, f64) {
+        (self.coord_of[t], self.coord_multiplier[t], self.offset[t])
+    }
+
     /// q_tree = A q + b.
     pub fn expand_q(&self, q: &[f64], out: &mut [f64]) {
         for (t, o) in out.iter_mut().enumerate() {

@@ -34,9 +34,10 @@
 //!   speed), the L^T D L runs over the elimination tree of H's pattern, a
 //!   contact row is J_tree A (each tree speed's entry added, times its
 //!   multiplier, into the speed it follows) and a limit of a mimicking
-//!   joint, q_tree = m q_s + b, is the row m e_s on that gap. The damping
-//!   acts on the system speeds (each independent joint's; a mimicking
-//!   joint or a rotor adds no damper of its own).
+//!   joint, q_tree = m q_s + b, is the row m e_s on that gap (none when
+//!   the primary's limits map inside it: that row would repeat the
+//!   primary's). The damping acts on the system speeds (each independent
+//!   joint's; a mimicking joint or a rotor adds no damper of its own).
 //! - Solver: projected Gauss-Seidel on the rows, kept in velocity space
 //!   (v+ updated with H^-1 J_r^T after each row, no Delassus matrix
 //!   formed), warm-started with the impulses of the previous step (parry
@@ -216,6 +217,36 @@ impl std::fmt::Debug for ContactPlant {
     }
 }
 
+/// Whether body `b`'s joint has both limits finite and in order.
+fn has_finite_limits(b: &crate::model::Body) -> bool {
+    let (l, u) = (b.limits.lower, b.limits.upper);
+    l.is_finite() && u.is_finite() && l <= u
+}
+
+/// Whether body `i` mimics a joint whose own limits, mapped through
+/// q_i = m q_p + offset, lie within body `i`'s limits: its limit is then
+/// reached only after the primary's, and its row would repeat the
+/// primary's (the Panda's second finger: the same limits, m = 1).
+fn limit_implied_by_primary(model: &Model, i: usize) -> bool {
+    let Some(coupling) = model.coupling() else {
+        return false;
+    };
+    let Some(p) = coupling.follows(i) else {
+        return false;
+    };
+    let primary = &model.bodies[p];
+    if !has_finite_limits(primary) {
+        return false;
+    }
+    let own = &model.bodies[i].limits;
+    let (_, m, offset) = coupling.coordinate(model.bodies[i].q_index);
+    let (a, b) = (
+        m * primary.limits.lower + offset,
+        m * primary.limits.upper + offset,
+    );
+    own.lower <= a.min(b) && a.max(b) <= own.upper
+}
+
 impl ContactPlant {
     /// The plant of `model` stepping `dt`, with no shape yet.
     pub fn new(model: &Model, dt: f64) -> ContactPlant {
@@ -223,12 +254,11 @@ impl ContactPlant {
         let limits = model
             .bodies
             .iter()
-            .filter(|b| matches!(b.joint, Joint::Revolute { .. } | Joint::Prismatic { .. }))
-            .filter(|b| {
-                let (l, u) = (b.limits.lower, b.limits.upper);
-                l.is_finite() && u.is_finite() && l <= u
-            })
-            .map(|b| {
+            .enumerate()
+            .filter(|(_, b)| matches!(b.joint, Joint::Revolute { .. } | Joint::Prismatic { .. }))
+            .filter(|(_, b)| has_finite_limits(b))
+            .filter(|&(i, _)| !limit_implied_by_primary(model, i))
+            .map(|(_, b)| {
                 let (v_index, multiplier) = model.system_speed(b.v_index);
                 Limit {
                     q_index: b.q_index,
@@ -782,5 +812,29 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 fn axpy(v: &mut [f64], s: f64, y: &[f64]) {
     for (a, b) in v.iter_mut().zip(y) {
         *a += s * b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::UrdfOptions;
+
+    /// The Panda's second finger mimics the first with the same limits, so
+    /// with the mimic honoured it gets no limit row of its own: the seven
+    /// arm joints and the first finger do. (A follower whose own limit is
+    /// tighter keeps its row: tests/contact_plant.rs, the mimic slides.)
+    #[test]
+    fn a_mimic_limit_implied_by_its_primary_gets_no_row() {
+        let urdf = crate::geometry::shipped_robot_file("panda_description/urdf/panda.urdf");
+        for (mimic, rows) in [(false, 9), (true, 8)] {
+            let options = UrdfOptions {
+                mimic,
+                ..Default::default()
+            };
+            let model = Model::from_urdf_file(&urdf, options).unwrap();
+            let plant = ContactPlant::new(&model, 1e-3);
+            assert_eq!(plant.limits.len(), rows, "mimic {mimic}");
+        }
     }
 }
