@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::repo_path;
+use common::{allocations, repo_path};
 use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
     aba, cluster_aba, crba, operational_space_inverse_inertia,
@@ -16,41 +16,9 @@ use passivity_lab::algorithms::{
 };
 use passivity_lab::model::{Joint, Model, RootJoint, UrdfOptions};
 use serde_json::Value;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-/// Counts the allocations of the current thread (tests run in parallel).
-struct CountingAllocator;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, size) }
-    }
-}
 
 #[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// Allocations made by `f` on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+static ALLOCATOR: common::CountingAllocator = common::CountingAllocator;
 
 /// A small deterministic generator (no test-time randomness crate needed).
 struct Lcg(u64);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::repo_path;
+use common::{allocations, repo_path};
 use nalgebra::{DMatrix, DVector, Vector3};
 use passivity_lab::algorithms::{
     coriolis_matrix, crba, frame_jacobian_time_derivative, operational_space_inverse_inertia,
@@ -13,13 +13,17 @@ use passivity_lab::algorithms::{
 };
 use passivity_lab::analysis::ContorsionForce;
 use passivity_lab::factorization::{
-    diagnose, task_space_dynamics, transform_coriolis, Beta, Factorization, FactorizationError,
+    diagnose, task_space_dynamics, transform_coriolis, Beta, Diagnoser, Factorization,
+    FactorizationError,
 };
 use passivity_lab::model::{
     planar_two_link_arm, point_mass, random_tree, Model, RandomTreeOptions, RootJoint,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
+
+#[global_allocator]
+static ALLOCATOR: common::CountingAllocator = common::CountingAllocator;
 
 fn random_state(model: &Model, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
@@ -484,4 +488,30 @@ fn torsion_leaves_no_trace_in_the_workspace() {
         d.validity_residual < 1e-10 && d.skew_residual < 1e-10,
         "{d:?}"
     );
+}
+
+/// The app diagnoses every recorded sample: after the first call, a
+/// [`Diagnoser`] allocates nothing, for C* and for the factorizations whose
+/// coefficients take one Algorithm 1 per unit speed (classic, alternate,
+/// torsion), and gives what the one-off `diagnose` gives.
+#[test]
+fn the_diagnoser_allocates_nothing_per_sample() {
+    let m = Model::from_urdf_file(repo_path(common::PANDA), RootJoint::Fixed).unwrap();
+    let mut ws = Workspace::new(&m);
+    let mut diagnoser = Diagnoser::new(&m);
+    let (q, v) = random_state(&m, 7);
+    for f in [
+        Factorization::ChristoffelConsistent,
+        Factorization::Classic,
+        Factorization::Alternate,
+        Factorization::torsion_on_all_triples(m.nv, Beta::constant(-5.0)).unwrap(),
+    ] {
+        let first = diagnoser.diagnose(&m, &mut ws, &q, &v, &f);
+        let mut again = None;
+        let n = allocations(|| again = Some(diagnoser.diagnose(&m, &mut ws, &q, &v, &f)));
+        assert_eq!(n, 0, "{f:?}: {n} allocations");
+        let one_off = diagnose(&m, &mut ws, &q, &v, &f);
+        assert_eq!(again.unwrap(), first, "{f:?}");
+        assert_eq!(one_off, first, "{f:?}");
+    }
 }

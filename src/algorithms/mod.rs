@@ -110,7 +110,8 @@ pub struct Workspace {
     pub(crate) body_motions: Vec<Motion>,
     /// Per-body motion buffers (reference accelerations).
     pub(crate) body_motions2: Vec<Motion>,
-    /// Per-speed scalars (ABA's u, D).
+    /// Per-speed scalars (ABA's u, D; the unit speeds of
+    /// `Factorization::connection_coefficients`).
     pub(crate) dof_scalars: Vec<f64>,
     /// Joint torques (rnea, generalized_gravity, slotine_li_torque).
     pub tau: DVector<f64>,

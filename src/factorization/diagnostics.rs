@@ -38,9 +38,7 @@ pub fn skew_residual(hdot: &DMatrix<f64>, c: &DMatrix<f64>) -> f64 {
 }
 
 /// Buffers for [`Diagnoser::diagnose`], allocated once for a model, so that
-/// monitoring every sample (the app's plots) allocates no nv^3 array (the
-/// classic and alternate factorizations' coefficients still take one
-/// nv-vector per call).
+/// monitoring every sample (the app's plots) allocates nothing.
 #[derive(Clone, Debug)]
 pub struct Diagnoser {
     hdot: DMatrix<f64>,

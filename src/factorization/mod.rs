@@ -278,10 +278,14 @@ impl Factorization {
                 out.copy_from_slice(christoffel_symbols(model, ws, q))
             }
             b => {
-                let mut e = vec![0.0; n];
+                // The unit speeds e_j in the workspace's per-speed scalars
+                // (nothing allocated per call).
+                let mut scalars = std::mem::take(&mut ws.dof_scalars);
+                let e = &mut scalars[..n];
+                e.fill(0.0);
                 for j in 0..n {
                     e[j] = 1.0;
-                    let c = coriolis_matrix(model, ws, q, &e, b);
+                    let c = coriolis_matrix(model, ws, q, e, b);
                     for i in 0..n {
                         for k in 0..n {
                             out[(i * n + j) * n + k] = c[(i, k)];
@@ -289,6 +293,7 @@ impl Factorization {
                     }
                     e[j] = 0.0;
                 }
+                ws.dof_scalars = scalars;
             }
         }
         if let Factorization::Torsion(terms) = self {

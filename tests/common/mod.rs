@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -119,4 +121,38 @@ pub fn run(args: &[&str]) -> Output {
         .current_dir(repo_path(""))
         .output()
         .expect("binary runs")
+}
+
+/// Counts the allocations of the current thread (tests run in parallel).
+/// A test binary that checks allocations installs it with
+/// `#[global_allocator] static ALLOCATOR: common::CountingAllocator =
+/// common::CountingAllocator;` and measures with [`allocations`].
+pub struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, size) }
+    }
+}
+
+/// Allocations made by `f` on this thread (zero unless the binary installs
+/// [`CountingAllocator`]).
+pub fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
 }
