@@ -493,25 +493,41 @@ fn torsion_leaves_no_trace_in_the_workspace() {
 /// The app diagnoses every recorded sample: after the first call, a
 /// [`Diagnoser`] allocates nothing, for C* and for the factorizations whose
 /// coefficients take one Algorithm 1 per unit speed (classic, alternate,
-/// torsion), and gives what the one-off `diagnose` gives.
+/// torsion), on a fixed root, with mimic-coupled fingers and on a free
+/// root, and gives what the one-off `diagnose` gives.
 #[test]
 fn the_diagnoser_allocates_nothing_per_sample() {
-    let m = Model::from_urdf_file(repo_path(common::PANDA), RootJoint::Fixed).unwrap();
-    let mut ws = Workspace::new(&m);
-    let mut diagnoser = Diagnoser::new(&m);
-    let (q, v) = random_state(&m, 7);
-    for f in [
-        Factorization::ChristoffelConsistent,
-        Factorization::Classic,
-        Factorization::Alternate,
-        Factorization::torsion_on_all_triples(m.nv, Beta::constant(-5.0)).unwrap(),
+    let panda = |mimic| {
+        let options = passivity_lab::model::UrdfOptions {
+            mimic,
+            ..Default::default()
+        };
+        Model::from_urdf_file(repo_path(common::PANDA), options).unwrap()
+    };
+    let solo =
+        repo_path("assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf");
+    // Fixed root, coupled fingers, free root.
+    for m in [
+        panda(false),
+        panda(true),
+        Model::from_urdf_file(solo, RootJoint::Free).unwrap(),
     ] {
-        let first = diagnoser.diagnose(&m, &mut ws, &q, &v, &f);
-        let mut again = None;
-        let n = allocations(|| again = Some(diagnoser.diagnose(&m, &mut ws, &q, &v, &f)));
-        assert_eq!(n, 0, "{f:?}: {n} allocations");
-        let one_off = diagnose(&m, &mut ws, &q, &v, &f);
-        assert_eq!(again.unwrap(), first, "{f:?}");
-        assert_eq!(one_off, first, "{f:?}");
+        let mut ws = Workspace::new(&m);
+        let mut diagnoser = Diagnoser::new(&m);
+        let (q, v) = random_state(&m, 7);
+        for f in [
+            Factorization::ChristoffelConsistent,
+            Factorization::Classic,
+            Factorization::Alternate,
+            Factorization::torsion_on_all_triples(m.nv, Beta::constant(-5.0)).unwrap(),
+        ] {
+            let first = diagnoser.diagnose(&m, &mut ws, &q, &v, &f);
+            let mut again = None;
+            let n = allocations(|| again = Some(diagnoser.diagnose(&m, &mut ws, &q, &v, &f)));
+            assert_eq!(n, 0, "{}, {f:?}: {n} allocations", m.name);
+            let one_off = diagnose(&m, &mut ws, &q, &v, &f);
+            assert_eq!(again.unwrap(), first, "{}, {f:?}", m.name);
+            assert_eq!(one_off, first, "{}, {f:?}", m.name);
+        }
     }
 }

@@ -279,7 +279,9 @@ impl Factorization {
             }
             b => {
                 // The unit speeds e_j in the workspace's per-speed scalars
-                // (nothing allocated per call).
+                // (nothing allocated per call; q checked first, so that the
+                // buffer is always put back).
+                assert_eq!(q.len(), model.nq, "connection_coefficients: wrong q size");
                 let mut scalars = std::mem::take(&mut ws.dof_scalars);
                 let e = &mut scalars[..n];
                 e.fill(0.0);

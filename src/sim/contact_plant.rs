@@ -7,7 +7,8 @@
 //!   start of the step, H (v+ - v) = dt (tau - b) + J^T lambda, then
 //!   q+ = q moved by v+ over dt (semi-implicit Euler; the free root on
 //!   SE(3)). H is factorized once per step by the tree-sparse L^T D L
-//!   (Featherstone 2005): O(n d^2) to factorize, O(n d) per solve.
+//!   (Featherstone 2005): O(n d^2) to factorize, O(n d) per solve (d the
+//!   depth in speeds; see `algorithms::Ltdl`).
 //! - Contacts: parry3d's contact manifolds (the ones rapier uses) between
 //!   the robot's collision shapes and each environment object, within the
 //!   distance a shape can cover in the step ([`MARGIN`] plus twice its
@@ -226,7 +227,9 @@ fn has_finite_limits(b: &crate::model::Body) -> bool {
 /// Whether body `i` mimics a joint whose own limits, mapped through
 /// q_i = m q_p + offset, lie within body `i`'s limits: its limit is then
 /// reached only after the primary's, and its row would repeat the
-/// primary's (the Panda's second finger: the same limits, m = 1).
+/// primary's (the Panda's second finger: the same limits, m = 1). Where
+/// the mapped range touches its limits, the mimic overshoots by |m| times
+/// the primary's (soft) overshoot.
 fn limit_implied_by_primary(model: &Model, i: usize) -> bool {
     let Some(coupling) = model.coupling() else {
         return false;
@@ -822,19 +825,52 @@ mod tests {
 
     /// The Panda's second finger mimics the first with the same limits, so
     /// with the mimic honoured it gets no limit row of its own: the seven
-    /// arm joints and the first finger do. (A follower whose own limit is
-    /// tighter keeps its row: tests/contact_plant.rs, the mimic slides.)
+    /// arm joints and the first finger do.
     #[test]
     fn a_mimic_limit_implied_by_its_primary_gets_no_row() {
         let urdf = crate::geometry::shipped_robot_file("panda_description/urdf/panda.urdf");
-        for (mimic, rows) in [(false, 9), (true, 8)] {
+        for mimic in [false, true] {
             let options = UrdfOptions {
                 mimic,
                 ..Default::default()
             };
             let model = Model::from_urdf_file(&urdf, options).unwrap();
             let plant = ContactPlant::new(&model, 1e-3);
-            assert_eq!(plant.limits.len(), rows, "mimic {mimic}");
+            let finger = |name: &str| {
+                let b = model.body_by_joint_name(name).unwrap();
+                let q = model.bodies[b].q_index;
+                plant.limits.iter().filter(|l| l.q_index == q).count()
+            };
+            let second = if mimic { 0 } else { 1 };
+            assert_eq!(plant.limits.len(), 8 + second, "mimic {mimic}");
+            assert_eq!(finger("panda_finger_joint1"), 1, "mimic {mimic}");
+            assert_eq!(finger("panda_finger_joint2"), second, "mimic {mimic}");
+        }
+    }
+
+    /// A follower q_f = -q + 0.1 of a slide limited to [-0.2, 0.2] moves in
+    /// [-0.1, 0.3]: inside limits of [-0.5, 0.5] its row is left out, with
+    /// limits of [-0.2, 0.2] it binds (at q = -0.1) and is kept.
+    #[test]
+    fn a_negative_multiplier_and_an_offset_map_the_primary_limits() {
+        for (follower_limit, rows) in [(0.5, 1), (0.2, 2)] {
+            let urdf = format!(
+                r#"<robot name="slides"><link name="base"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="lead" type="prismatic"><parent link="base"/><child link="a"/><axis xyz="1 0 0"/>
+    <limit lower="-0.2" upper="0.2" effort="100" velocity="10"/></joint>
+  <joint name="follower" type="prismatic"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/>
+    <limit lower="-{follower_limit}" upper="{follower_limit}" effort="100" velocity="10"/>
+    <mimic joint="lead" multiplier="-1" offset="0.1"/></joint></robot>"#
+            );
+            let options = UrdfOptions {
+                mimic: true,
+                ..Default::default()
+            };
+            let model = Model::from_urdf_str(&urdf, "slides.urdf", options).unwrap();
+            let plant = ContactPlant::new(&model, 1e-3);
+            assert_eq!(plant.limits.len(), rows, "follower limit {follower_limit}");
         }
     }
 }
