@@ -303,11 +303,7 @@ mod tests {
             let mut last = 0;
             for k in model.support(body.v_index + body.joint.nv() - 1) {
                 let (s, m) = model.system_speed(k);
-                let phi = ws.axes[k];
-                let column = [
-                    phi.ang.x, phi.ang.y, phi.ang.z, phi.lin.x, phi.lin.y, phi.lin.z,
-                ];
-                for (y, x) in rhs[s].iter_mut().zip(column) {
+                for (y, x) in rhs[s].iter_mut().zip(ws.axes[k].to_array()) {
                     *y += m * x;
                 }
                 last = last.max(s);

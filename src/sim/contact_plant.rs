@@ -618,12 +618,8 @@ impl ContactPlant {
         y.fill([0.0; 6]);
         let mut last = 0;
         for k in self.model.support(b.v_index + b.joint.nv() - 1) {
-            let phi = self.ws.axes[k];
             let (s, m) = self.model.system_speed(k);
-            let column = [
-                phi.ang[0], phi.ang[1], phi.ang[2], phi.lin[0], phi.lin[1], phi.lin[2],
-            ];
-            for (ys, x) in y[s].iter_mut().zip(column) {
+            for (ys, x) in y[s].iter_mut().zip(self.ws.axes[k].to_array()) {
                 *ys += m * x;
             }
             last = last.max(s);

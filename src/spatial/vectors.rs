@@ -55,6 +55,12 @@ impl Motion {
         let odd = a.ang.y * b.ang.y + a.lin.x * b.lin.x + a.lin.z * b.lin.z;
         even + odd
     }
+    /// The components `[angular; linear]` as an array.
+    #[inline]
+    pub fn to_array(&self) -> [f64; 6] {
+        let (a, l) = (&self.ang, &self.lin);
+        [a.x, a.y, a.z, l.x, l.y, l.z]
+    }
     /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
         self.ang
