@@ -27,7 +27,7 @@
 //!   object's friction and restitution.
 //! - Rapier integrates semi-implicitly (symplectic Euler with linearly
 //!   implicit inertial terms) on `substeps` sub-steps per step, so it agrees
-//!   with the own RK4 plant to O(dt) (measured in tests/rapier_plant.rs).
+//!   with the own RK4 plant to O(dt) (measured in tests/integration/rapier_plant.rs).
 
 use super::disturbance::AppliedWrench;
 use super::environment::{Environment, MAX_POSITION, MAX_SHAPE_SIZE};
@@ -291,7 +291,7 @@ pub(crate) struct EnvironmentCollider {
 
 /// The colliders of the environment: the ground as a 100 m x 100 m slab
 /// rather than a half-space (a box landing flat on rapier's half-space gets
-/// an uneven manifold and tips over; tests/contact.rs drops one), boxes and
+/// an uneven manifold and tips over; tests/integration/contact.rs drops one), boxes and
 /// spheres.
 pub(crate) fn environment_colliders(environment: &Environment) -> Vec<EnvironmentCollider> {
     let mut out = Vec::new();

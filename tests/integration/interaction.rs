@@ -3,7 +3,7 @@
 //! integrator's error alone (fourth order with RK4, first order on the
 //! rapier plant), and the supply the work the pushes do.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::scenario::{run_variant, Scenario, VariantResult};

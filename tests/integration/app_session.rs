@@ -4,7 +4,7 @@
 //! robots placed from the simulation's kinematics, bad input reported.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use bevy::asset::AssetPlugin;
 use bevy::prelude::*;

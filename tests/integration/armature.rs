@@ -3,7 +3,7 @@
 //! generate.py), and identities on random trees, real robots and a
 //! coupled model (geared rotors through mimic joints).
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use nalgebra::{DMatrix, DVector};

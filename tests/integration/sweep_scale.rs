@@ -2,7 +2,7 @@
 //! rows that rebuild their run, shards and their merge, and bad input
 //! refused before anything runs.
 
-mod common;
+use crate::common;
 
 use common::run;
 use passivity_lab::scenario::{

@@ -2,7 +2,7 @@
 //! exact tracking with an exact model, and Lyapunov functions that never
 //! increase, whatever admissible factorization the controller uses.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::control::{Adaptation, ControlLaw, Controller, JointTerms, Reference, Sine};

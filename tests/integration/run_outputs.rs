@@ -4,7 +4,7 @@
 //! one, never a mix; interrupted runs stop cleanly; outputs never land on
 //! devices, inputs or foreign folders; variant names are file names.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::io::RunFolder;

@@ -3,7 +3,7 @@
 //! panda_rotors, solo12_rotors) and against a test oracle that forms the
 //! full-tree matrices and projects them with the constant A.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use nalgebra::{DMatrix, DVector};

@@ -5,7 +5,7 @@
 //! so the two differ by rapier's O(dt) error: the test checks the size of
 //! the difference and that it halves with the step.
 
-mod common;
+use crate::common;
 
 use passivity_lab::scenario::Scenario;
 use passivity_lab::sim::{ControlMode, Integrator, RapierPlant, Simulation, Stepping};

@@ -123,10 +123,8 @@ pub fn run(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-/// Counts the allocations of the current thread (tests run in parallel).
-/// A test binary that checks allocations installs it with
-/// `#[global_allocator] static ALLOCATOR: common::CountingAllocator =
-/// common::CountingAllocator;` and measures with [`allocations`].
+/// Counts the allocations of the current thread (tests run in parallel);
+/// the test binary installs it (main.rs), tests measure with [`allocations`].
 pub struct CountingAllocator;
 
 thread_local! {
@@ -149,8 +147,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
-/// Allocations made by `f` on this thread (zero unless the binary installs
-/// [`CountingAllocator`]).
+/// Allocations made by `f` on this thread.
 pub fn allocations(f: impl FnOnce()) -> usize {
     let before = ALLOCATIONS.with(Cell::get);
     f();

@@ -2,7 +2,7 @@
 //! experiment carried to a task-space circle, targets out of reach, an
 //! orientation error near pi, and scenario errors naming the key.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::scenario::{run_variant, Scenario, VariantResult};

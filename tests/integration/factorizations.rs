@@ -2,7 +2,7 @@
 //! change-of-coordinates law and task-space dynamics (seed 001 secs. III-V,
 //! seed 004 Table I).
 
-mod common;
+use crate::common;
 
 use common::{allocations, repo_path};
 use nalgebra::{DMatrix, DVector, Vector3};
@@ -21,9 +21,6 @@ use passivity_lab::model::{
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
-
-#[global_allocator]
-static ALLOCATOR: common::CountingAllocator = common::CountingAllocator;
 
 fn random_state(model: &Model, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);

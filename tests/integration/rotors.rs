@@ -2,9 +2,9 @@
 //! a scenario's `[[robot.rotors]]`): the same model as the hand-written
 //! rotor URDF whose values Pinocchio 4.1 computed (tests/fixtures/robots/
 //! panda_rotors.urdf, checked against tests/fixtures/reference/panda_rotors.json
-//! in tests/mimic.rs); typed errors; what the controller's model knows of them.
+//! in tests/integration/mimic.rs); typed errors; what the controller's model knows of them.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use nalgebra::DVector;

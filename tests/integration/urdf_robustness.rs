@@ -6,7 +6,7 @@
 //! Fixtures: verbatim example-robot-data files in tests/fixtures/robots
 //! (see its README), and in-memory edits of them.
 
-mod common;
+use crate::common;
 
 use common::{repo_path, run};
 use passivity_lab::model::{

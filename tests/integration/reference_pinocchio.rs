@@ -2,7 +2,7 @@
 //! (tests/fixtures/reference, copied from the shared reference data):
 //! every quantity, every sample, joints mapped by name.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::eval::{compare, evaluate};

@@ -1,7 +1,7 @@
 //! Lessons (the `[lesson]` table and the shipped torsion lab) and sweeps
 //! as a library: the metric table, its plot files, cancellation.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::scenario::{

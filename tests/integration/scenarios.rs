@@ -2,7 +2,7 @@
 //! sec. IV-A2, Figs. 4-7), the shipped scenarios, and errors that name the
 //! file, the line and the key.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::scenario::{run_variant, Scenario, ScenarioError, VariantResult};
@@ -275,7 +275,7 @@ fn shipped_scenarios_run_cleanly() {
                 r.name
             );
             // A legged robot standing on joint PD+ sags under its weight
-            // (tests/contact.rs checks that it settles instead).
+            // (tests/integration/contact.rs checks that it settles instead).
             if scenario.file.robot.root == "free" {
                 continue;
             }

@@ -5,7 +5,7 @@
 //! a bounded force, stably, and torsion changes its motion), plus the
 //! errors a bad environment gets.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::algorithms::{forward_kinematics, Workspace};

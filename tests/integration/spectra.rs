@@ -2,7 +2,7 @@
 //! measured on seed 001's point-mass experiment: the torsion variant's
 //! spectral centroid is above C*'s and grows with |beta|.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::analysis::{power_spectrum, DEFAULT_CUTOFF_HZ};

@@ -3,10 +3,10 @@
 //! says they are, and the app exits cleanly. Needs a display; CI runs it
 //! under Xvfb with software Vulkan:
 //!
-//!     xvfb-run -a -s "-screen 0 1440x900x24" cargo test --test app_window -- --ignored
+//!     xvfb-run -a -s "-screen 0 1440x900x24" cargo test --test integration app_window:: -- --ignored
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! v at rate beta |v| / m; non-metric connections change the Gram matrix by
 //! the predicted amount; geodesics do not depend on the admissible C.
 
-mod common;
+use crate::common;
 
 use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
 use passivity_lab::algorithms::Workspace;

@@ -4,7 +4,7 @@
 //! null-space posture never reaches the task, and the operational-space
 //! inertia against Pinocchio's.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};

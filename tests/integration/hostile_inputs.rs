@@ -3,7 +3,7 @@
 //! refused with a message naming the file, or handled, and never crashes
 //! the binary. Big inputs are generated here, in a scratch folder.
 
-mod common;
+use crate::common;
 
 use common::{repo_path, run, UR5};
 use passivity_lab::input::{InputError, MAX_XML_DEPTH};

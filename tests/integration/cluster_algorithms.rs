@@ -6,7 +6,7 @@
 //! fingers, chains of mimics, mimics across branches that merge clusters,
 //! a free root); neither allocates.
 
-mod common;
+use crate::common;
 
 use common::{allocations, repo_path};
 use nalgebra::{DMatrix, DVector};
@@ -16,9 +16,6 @@ use passivity_lab::algorithms::{
 };
 use passivity_lab::model::{Joint, Model, RootJoint, UrdfOptions};
 use serde_json::Value;
-
-#[global_allocator]
-static ALLOCATOR: common::CountingAllocator = common::CountingAllocator;
 
 /// A small deterministic generator (no test-time randomness crate needed).
 struct Lcg(u64);

@@ -1,10 +1,10 @@
 //! The own contact plant (issue 14, `plant = "contact"`): the physics that
-//! tests/contact.rs checks on the shipped scenes, here on scenes of its
+//! tests/integration/contact.rs checks on the shipped scenes, here on scenes of its
 //! own (primitives on the ground, a passive table, joint limits), its
 //! agreement with the rapier plant on the Solo-12 drop, and first-order
 //! convergence of its trajectories as the step shrinks.
 
-mod common;
+use crate::common;
 
 use common::repo_path;
 use passivity_lab::algorithms::{aba, Workspace};
@@ -101,7 +101,7 @@ friction = 0.8
 }
 
 /// PD+ pressing the Panda's fingers into a table (the test of
-/// tests/contact.rs on the rapier plant): V = 1/2 e_dot^T H e_dot +
+/// tests/integration/contact.rs on the rapier plant): V = 1/2 e_dot^T H e_dot +
 /// 1/2 e^T K_p e never increases against an inelastic table, with the
 /// fingers independent and with their mimic tag honoured (then each
 /// finger's contact rows act on the one finger speed, J_tree A).

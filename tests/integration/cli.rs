@@ -1,6 +1,6 @@
 //! The real binary: selfcheck, eval, bench, inspect, and their errors.
 
-mod common;
+use crate::common;
 
 use common::{repo_path, run, UR5};
 use serde_json::{json, Value};
