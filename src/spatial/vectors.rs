@@ -179,6 +179,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dot_sums_the_even_and_the_odd_components_in_order() {
+        // The two-lane dot must round exactly as the scalar form: components
+        // 0, 2, 4 and 1, 3, 5 summed left to right, then the two halves.
+        // With these one-decimal values that order gives 1.3500000000000003
+        // and the left-to-right sum of the six products 1.35.
+        let a = [1.5, -1.6, -1.5, -1.1, 1.9, -0.3];
+        let b = [0.5, -0.8, 0.0, -0.5, -0.6, 0.3];
+        let m = Motion::new(Vec3::new(a[0], a[1], a[2]), Vec3::new(a[3], a[4], a[5]));
+        let f = Force::new(Vec3::new(b[0], b[1], b[2]), Vec3::new(b[3], b[4], b[5]));
+        let p: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+        let halves = (p[0] + p[2] + p[4]) + (p[1] + p[3] + p[5]);
+        assert_eq!(m.dot(&f).to_bits(), halves.to_bits());
+        let left_to_right: f64 = p.iter().sum();
+        assert_ne!(
+            halves.to_bits(),
+            left_to_right.to_bits(),
+            "orders indistinguishable"
+        );
+    }
+
+    #[test]
     fn cross_products_are_adjoint() {
         // (v x)^T = -(v x*): w . (v x* f) = -(v x w) . f  (seed 000 eq. 9)
         let v = Motion::new(Vec3::new(0.3, -1.2, 0.7), Vec3::new(2.0, 0.1, -0.4));
