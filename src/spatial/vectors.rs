@@ -5,6 +5,8 @@ use super::Vec3;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// A spatial motion vector `[angular; linear]` (velocity, acceleration, joint axis).
+/// `repr(C)`: the six components lie in order, so [`Motion::dot`]'s lane
+/// pairs are adjacent in memory (as in [`Force`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Motion {
