@@ -47,12 +47,20 @@ fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
                     map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
                 }
             } else {
-                let h = ws.mass_matrix.as_mut_slice();
+                // Column j holds H_kj; the columns before it hold H_jk, k < j.
+                let (before, from_j) = ws.mass_matrix.as_mut_slice().split_at_mut(j * n);
+                let column_j = &mut from_j[..n];
+                column_j[j] = ws.axes[j].dot(&f);
                 for run in model.support_runs(j) {
-                    for k in run {
-                        let x = ws.axes[k].dot(&f);
-                        h[j * n + k] = x;
-                        h[k * n + j] = x;
+                    let above = run.start..run.end.min(j);
+                    for ((axis, h_kj), k) in ws.axes[above.clone()]
+                        .iter()
+                        .zip(&mut column_j[above.clone()])
+                        .zip(above)
+                    {
+                        let x = axis.dot(&f);
+                        *h_kj = x;
+                        before[k * n + j] = x;
                     }
                 }
             }
