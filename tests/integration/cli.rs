@@ -4,7 +4,6 @@ use crate::common;
 
 use common::{repo_path, run, UR5};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn text(o: &Output) -> (String, String) {
@@ -15,11 +14,8 @@ fn text(o: &Output) -> (String, String) {
 }
 
 /// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("passivity-lab-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("cli", name)
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::common;
 use common::{repo_path, run, UR5};
 use passivity_lab::input::{InputError, MAX_XML_DEPTH};
 use passivity_lab::model::{Model, ModelError, RootJoint};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Exit code and stderr; fails the test on a signal or a panic.
@@ -23,14 +23,8 @@ fn refused(o: &Output) -> (i32, String) {
 }
 
 /// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "passivity-lab-hostile-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("hostile", name)
 }
 
 fn s(p: &Path) -> &str {

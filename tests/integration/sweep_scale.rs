@@ -14,14 +14,8 @@ use std::process::Output;
 use std::sync::atomic::AtomicBool;
 
 /// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "passivity-lab-sweep-scale-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("sweep-scale", name)
 }
 
 fn stderr(o: &Output) -> String {

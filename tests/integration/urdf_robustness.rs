@@ -16,7 +16,7 @@ use passivity_lab::model::{
 use passivity_lab::scenario::Scenario;
 use passivity_lab::spatial::{Mat3, Vec3};
 use rand::{Rng, SeedableRng};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const ANYMAL: &str = "tests/fixtures/robots/anymal_c_simple_description/urdf/anymal.urdf";
 const HYQ: &str = "tests/fixtures/robots/hyq_description/robots/hyq_no_sensors.urdf";
@@ -332,14 +332,8 @@ fn the_projection_is_the_nearest_physical_point() {
 }
 
 /// A scratch folder for the CLI tests.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "passivity-lab-robustness-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("robustness", name)
 }
 
 #[test]
