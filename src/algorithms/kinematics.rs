@@ -8,7 +8,8 @@ use crate::spatial::{Mat3, Motion, RigidInertia, Transform, Vec3};
 
 /// Placement of body `i` in the world and its world-frame axes
 /// (`ws.placements[i]`, `ws.axes[v_index..]`). Parents must be done first.
-#[inline]
+/// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
+#[inline(always)]
 pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f64], i: usize) {
     let body = &model.bodies[i];
     let qi = &q[body.q_index..body.q_index + body.joint.nq()];
@@ -43,7 +44,8 @@ pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f6
 /// placement (R, p): with h = R h_b and the world first moment h' = h + m p,
 /// `ibar = R ibar_b R^T + (p.h + p.h') 1 - p h'^T - h p^T` (rotation, then the
 /// parallel-axis shift), computed on the 6 unique entries.
-#[inline]
+/// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
+#[inline(always)]
 pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidInertia {
     let (r, p) = (&ws.placements[i].rot, &ws.placements[i].trans);
     let b = &model.bodies[i].inertia;

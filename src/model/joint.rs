@@ -55,7 +55,8 @@ impl Joint {
     /// placement `frame` of the joint frame and the joint configuration `q`
     /// (a slice of length `nq`). Rotations about a coordinate axis touch two
     /// columns only (as Pinocchio's RX, RY, RZ joints).
-    #[inline]
+    /// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
+    #[inline(always)]
     pub fn successor_placement(&self, frame: &Transform, q: &[f64]) -> Transform {
         match self {
             Joint::Revolute { axis } => {
@@ -84,7 +85,8 @@ impl Joint {
 }
 
 /// `m * Rot(axis, q)` for the unit `axis`, from `s = sin q`, `c = cos q`.
-#[inline]
+/// Always inlined, as [`Joint::successor_placement`].
+#[inline(always)]
 fn rotate_about(m: &Mat3, axis: &Vec3, s: f64, c: f64) -> Mat3 {
     let (c0, c1, c2) = (m.column(0), m.column(1), m.column(2));
     let (x, y, z) = (axis.x, axis.y, axis.z);
