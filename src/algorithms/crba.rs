@@ -107,10 +107,7 @@ mod tests {
         for (i, x) in q.iter_mut().enumerate() {
             *x += (seed + 0.37 * i as f64).sin();
         }
-        if model.has_free_root() {
-            let n = q[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
-            q[3..7].iter_mut().for_each(|x| *x /= n);
-        }
+        model.normalize_configuration(&mut q);
         q
     }
 

@@ -10,7 +10,7 @@ use passivity_lab::algorithms::{
     slotine_li_torque, BodyFactorization, OperationalSpaceWorkspace, Workspace,
 };
 use passivity_lab::factorization::{Beta, Factorization};
-use passivity_lab::model::{Joint, Model};
+use passivity_lab::model::Model;
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -95,13 +95,7 @@ impl Calls {
 /// A random configuration: joints uniform in [-3, 3], a random unit quaternion.
 fn random_configuration(model: &Model, rng: &mut impl Rng) -> Vec<f64> {
     let mut q: Vec<f64> = (0..model.nq).map(|_| rng.random_range(-3.0..3.0)).collect();
-    for b in &model.bodies {
-        if let Joint::Free = b.joint {
-            let quat = &mut q[b.q_index + 3..b.q_index + 7];
-            let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
-            quat.iter_mut().for_each(|x| *x /= n);
-        }
-    }
+    model.normalize_configuration(&mut q);
     q
 }
 
