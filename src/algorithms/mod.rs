@@ -94,11 +94,14 @@ pub struct Workspace {
     /// World-frame spatial acceleration of each body (gravity included as a
     /// base acceleration where an algorithm says so).
     pub accelerations: Vec<Motion>,
-    /// Composite (subtree) inertias in world coordinates.
+    /// Composite (subtree) inertias in world coordinates (`crba` leaves
+    /// them in a free root's body frame).
     pub composite_inertias: Vec<RigidInertia>,
     /// Per-body spatial forces (world).
     pub forces: Vec<Force>,
-    /// Motion subspace columns Phi_k in world coordinates, one per tree speed.
+    /// Motion subspace columns Phi_k in world coordinates, one per tree
+    /// speed (`crba` leaves them, and `placements`, in a free root's body
+    /// frame).
     pub axes: Vec<Motion>,
     /// Their time derivatives Phi_dot_k = v_body x Phi_k.
     pub axes_dot: Vec<Motion>,

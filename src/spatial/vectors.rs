@@ -81,12 +81,6 @@ impl Motion {
             even + odd
         }
     }
-    /// The components `[angular; linear]` as an array.
-    #[inline]
-    pub fn to_array(&self) -> [f64; 6] {
-        let (a, l) = (&self.ang, &self.lin);
-        [a.x, a.y, a.z, l.x, l.y, l.z]
-    }
     /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
         self.ang
@@ -115,6 +109,12 @@ macro_rules! impl_linear_ops {
                 } else {
                     self.lin[i - 3]
                 }
+            }
+            /// The components `[angular; linear]` as an array.
+            #[inline]
+            pub fn to_array(&self) -> [f64; 6] {
+                let (a, l) = (&self.ang, &self.lin);
+                [a.x, a.y, a.z, l.x, l.y, l.z]
             }
         }
         impl Add for $t {
