@@ -212,8 +212,7 @@ fn restart_mode_starts_over_with_the_new_settings() {
 fn bad_input_is_reported_and_the_session_stays() {
     let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
     app.update();
-    let dir = std::env::temp_dir().join(format!("pl-app-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("app-session", "bad-urdf");
     let urdf = dir.join("broken.urdf");
     std::fs::write(&urdf, "<robot name=\"r\"><link name=\"a\"/><joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"nowhere\"/></joint></robot>").unwrap();
     for source in [
@@ -259,7 +258,6 @@ fn bad_input_is_reported_and_the_session_stays() {
         errors[1]
     );
     assert!(errors[2].contains("not applied"), "{}", errors[2]);
-    std::fs::remove_dir_all(dir).ok();
 }
 
 /// A scenario beyond the run ceiling (issue 17 item 3) is refused like on
@@ -268,8 +266,7 @@ fn bad_input_is_reported_and_the_session_stays() {
 fn a_run_beyond_the_ceiling_is_refused() {
     let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
     app.update();
-    let dir = std::env::temp_dir().join(format!("pl-app-long-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("app-session", "beyond-ceiling");
     let text = std::fs::read_to_string(common::repo_path("scenarios/point_mass_torsion.toml"))
         .unwrap()
         .replace("step = 0.001", "step = 1e-9");
@@ -293,7 +290,6 @@ fn a_run_beyond_the_ceiling_is_refused() {
         errors[0]
     );
     assert_eq!(session(&app).dt, 0.001, "the embedded scenario stays");
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -490,8 +486,7 @@ fn a_scripted_drag_pulls_the_hand_and_replays_from_the_exported_scenario() {
     assert!(app.world().resource::<InteractionState>().grab.is_none());
     run_until(&mut app, 0.6);
     // Replay the exported scenario headless for the same steps.
-    let dir = std::env::temp_dir().join(format!("pl-app-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("app-session", "replay");
     let path = dir.join("session.toml");
     session(&app).export_scenario(&path).unwrap();
     let replay = Scenario::load(&path).unwrap();
@@ -519,7 +514,6 @@ fn a_scripted_drag_pulls_the_hand_and_replays_from_the_exported_scenario() {
             live.name
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Dragging the target handle of a task-space law moves x_d smoothly to

@@ -216,7 +216,7 @@ fn a_missing_collision_mesh_names_the_link_and_file() {
     let text = std::fs::read_to_string(&urdf)
         .unwrap()
         .replace("collision/link5.stl", "collision/no_such_link.stl");
-    let dir = std::env::temp_dir().join(format!("pl-contact-{}", std::process::id()));
+    let dir = common::Scratch::new("contact", "missing-mesh");
     let broken = dir.join("robots/panda_description/urdf/panda.urdf");
     std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
     std::fs::write(&broken, text).unwrap();
@@ -226,7 +226,6 @@ fn a_missing_collision_mesh_names_the_link_and_file() {
         broken.display()
     );
     let m = error_of(&scenario);
-    std::fs::remove_dir_all(&dir).ok();
     assert!(m.contains("robot.urdf"), "{m}");
     assert!(m.contains("panda_link5: mesh not found"), "{m}");
     assert!(m.contains("no_such_link.stl"), "{m}");
@@ -287,8 +286,7 @@ fn single_body(
 /// uprightness are checked.
 #[test]
 fn collision_primitives_rest_on_the_ground_at_their_size() {
-    let dir = std::env::temp_dir().join(format!("pl-primitives-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("contact", "primitives");
     for (geometry, rest_height, settles) in [
         (r#"<box size="0.1 0.2 0.3"/>"#, 0.15, true),
         (r#"<sphere radius="0.07"/>"#, 0.07, true),
@@ -330,7 +328,6 @@ fn collision_primitives_rest_on_the_ground_at_their_size() {
         e.contains("link body") && e.contains("box: sizes must be positive"),
         "{e}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Passivity under contact: PD+ holding a reference 2 cm inside a table

@@ -23,8 +23,7 @@ fn parse(text: &str) -> Scenario {
 /// to rest at its size, upright, carrying its weight.
 #[test]
 fn primitives_fall_and_rest_on_the_ground_carrying_their_weight() {
-    let dir = std::env::temp_dir().join(format!("pl-contact-plant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("contact-plant", "primitives");
     for (geometry, rest_height) in [
         (r#"<box size="0.1 0.2 0.3"/>"#, 0.15),
         (r#"<sphere radius="0.07"/>"#, 0.07),
@@ -97,7 +96,6 @@ friction = 0.8
         let t = touched.unwrap() as f64 * 1e-3;
         assert!((0.2..0.35).contains(&t), "{geometry}: touched at {t} s");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// PD+ pressing the Panda's fingers into a table (the test of
@@ -320,8 +318,7 @@ joint_damping = 2.0
 /// rises e^2 (0.5 - 0.07) m above the contact height (none for e = 0).
 #[test]
 fn a_ball_bounces_by_the_ground_restitution() {
-    let dir = std::env::temp_dir().join(format!("pl-bounce-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("contact-plant", "bounce");
     let urdf = dir.join("ball.urdf");
     std::fs::write(
         &urdf,
@@ -354,7 +351,6 @@ fn a_ball_bounces_by_the_ground_restitution() {
             "e = {e}: apex {apex} m, expected {expected}"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The Solo-12 drop with `robot.collision_spheres` on the four feet: each
@@ -552,8 +548,7 @@ fn a_mimic_joints_limit_stops_the_joint_it_follows() {
 /// 50 x 0.7 / 2 = 17.5 N.
 #[test]
 fn a_contact_on_a_mimicking_body_pushes_through_the_multiplier() {
-    let dir = std::env::temp_dir().join(format!("pl-contact-mimic-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("contact-plant", "mimic");
     for (multiplier, target, stop) in [(2.0, 0.8, 0.1), (-2.0, -0.8, -0.1)] {
         let urdf = dir.join("slides.urdf");
         std::fs::write(&urdf, mimic_slides(multiplier)).unwrap();
@@ -594,7 +589,6 @@ size = [0.2, 0.1, 0.2]
             "wall force {force} N, expected {expected} N"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Solo-12 with a geared rotor on each of its twelve joints (gear 9, as on

@@ -613,8 +613,7 @@ fn cluster_algorithms_match_the_oracle_on_every_kind_of_coupling() {
 #[test]
 fn bad_mimic_relations_are_refused_naming_the_file_and_joint() {
     use passivity_lab::model::ModelError;
-    let dir = std::env::temp_dir().join(format!("pl-mimic-errors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("mimic", "errors");
     let robot = |joints: &[String]| {
         let links: String = ["base", "a", "b", "c"]
             .iter()
@@ -707,13 +706,11 @@ fn bad_mimic_relations_are_refused_naming_the_file_and_joint() {
         let tree = Model::from_urdf_file(&path, root).unwrap();
         assert!(tree.coupling().is_none(), "{name}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
-    let dir = std::env::temp_dir().join(format!("pl-mimic-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("mimic", "cli");
     let urdf = PANDA_ROTORS;
     let input = repo_path("tests/fixtures/reference/panda_rotors.json");
     let output = dir.join("out.json");
@@ -770,7 +767,6 @@ fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
         out.contains("panda_joint5_rotor_joint = 50 * panda_joint5 + 0"),
         "{out}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

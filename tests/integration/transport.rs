@@ -337,8 +337,9 @@ fn euclidean_connections_of_fig_3() {
 /// refuses a file as the folder.
 #[test]
 fn figure_connections_writes_png_and_svg() {
-    let dir = std::env::temp_dir().join(format!("passivity-lab-fig-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = common::Scratch::new("transport", "figure");
+    // A folder `figure` has to make.
+    let dir = scratch.join("connections");
     let out = common::run(&["figure", "connections", "--out", dir.to_str().unwrap()]);
     assert!(
         out.status.success(),
@@ -356,5 +357,4 @@ fn figure_connections_writes_png_and_svg() {
         !out.status.success() && err.contains("is not a folder"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

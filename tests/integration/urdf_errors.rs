@@ -5,6 +5,8 @@
 //! `mutated_real_robots_never_panic` feeds a few hundred deterministic
 //! corruptions of the real robots through the loader.
 
+use crate::common;
+use crate::common::repo_path;
 use passivity_lab::input::InputError;
 use passivity_lab::model::{Joint, Model, ModelError, RootJoint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -88,27 +90,6 @@ fn assert_names(msg: &str, file: &str, elements: &[&str]) {
     }
 }
 
-/// A fresh, empty directory under the system temp dir.
-fn unique_temp_dir(tag: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let dir = std::env::temp_dir().join(format!(
-        "passivity-lab-urdf-errors-{tag}-{}-{nanos}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn repo_path(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
 /// Every `.urdf` file under the example-robot-data robots, sorted.
 fn real_urdfs() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -150,7 +131,7 @@ fn baseline_inline_robot_loads() {
 
 #[test]
 fn io_missing_file() {
-    let dir = unique_temp_dir("missing");
+    let dir = common::Scratch::new("urdf-errors", "missing");
     let path = dir.join("does_not_exist.urdf");
     let err = Model::from_urdf_file(&path, RootJoint::Fixed).unwrap_err();
     let msg = err.to_string();
@@ -163,16 +144,15 @@ fn io_missing_file() {
         "{msg}"
     );
     assert!(msg.contains("cannot read file"), "{msg}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn io_directory_and_non_utf8_file() {
-    let dir = unique_temp_dir("unreadable");
+    let dir = common::Scratch::new("urdf-errors", "unreadable");
     // A directory is not a readable file.
     let err = Model::from_urdf_file(&dir, RootJoint::Fixed).unwrap_err();
     assert!(
-        matches!(&err, ModelError::Input(InputError::NotRegularFile { file, .. }) if file == &dir),
+        matches!(&err, ModelError::Input(InputError::NotRegularFile { file, .. }) if file == &*dir),
         "{err:?}"
     );
     assert!(
@@ -188,7 +168,6 @@ fn io_directory_and_non_utf8_file() {
         "{err:?}"
     );
     assert!(err.to_string().contains("latin1.urdf"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ---------------------------------------------------------------------------
@@ -197,7 +176,7 @@ fn io_directory_and_non_utf8_file() {
 
 #[test]
 fn bad_file_on_disk_names_its_path() {
-    let dir = unique_temp_dir("bad-file");
+    let dir = common::Scratch::new("urdf-errors", "bad-file");
     let path = dir.join("wheeled_base.urdf");
     let text = robot(&[
         link("chassis"),
@@ -228,7 +207,6 @@ fn bad_file_on_disk_names_its_path() {
         "{err:?}"
     );
     assert!(err.to_string().contains("truncated.urdf"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ---------------------------------------------------------------------------
