@@ -3,7 +3,7 @@
 For every point of the grid, each torsion variant runs beside C* (the
 torsion-free, Christoffel-consistent factorization) and the script prints
 how far its path leaves C*'s while its Lyapunov curve stays close: the
-Lyapunov analysis (seed 001, eq. 14) is the same for every admissible
+Lyapunov analysis (Wensing, Englsberger & Slotine (2023), eq. 14) is the same for every admissible
 factorization, the trajectories are not.
 
     python examples/torsion_study.py            # on this machine's cores

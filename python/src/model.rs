@@ -83,7 +83,7 @@ impl Model {
         Model::new(lib::Model::from_urdf_file(&path, options).map_err(error)?)
     }
 
-    /// The 3-D point mass of seed 001 (three prismatic joints).
+    /// The 3-D point mass of Wensing, Englsberger & Slotine (2023) (three prismatic joints).
     #[staticmethod]
     #[pyo3(signature = (mass = 1.0))]
     fn point_mass(mass: f64) -> PyResult<Self> {

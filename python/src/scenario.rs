@@ -108,7 +108,7 @@ impl Scenario {
         })
     }
 
-    /// The embedded default: the point-mass torsion experiment of seed 001.
+    /// The embedded default: the point-mass torsion experiment of Wensing, Englsberger & Slotine (2023).
     #[staticmethod]
     fn default() -> PyResult<Self> {
         Ok(Scenario {

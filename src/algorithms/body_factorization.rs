@@ -1,6 +1,6 @@
 //! Body-level factorizations B(v, I) of the velocity-product force
-//! v x* (I v) (seed 000 eqs. 10-12, Definition 4). Each admissible choice
-//! used in Algorithm 1 gives an admissible Coriolis matrix (seed 000 Prop. 1).
+//! v x* (I v) (Echeandia & Wensing (2021), eqs. 10-12, Definition 4). Each admissible choice
+//! used in Algorithm 1 gives an admissible Coriolis matrix (Echeandia & Wensing (2021), Prop. 1).
 
 use crate::spatial::{
     force_cross_bar_matrix, force_cross_matrix, inertia_features, motion_cross_matrix, Force,
@@ -8,14 +8,14 @@ use crate::spatial::{
 };
 
 /// A body-level factorization B(v, I) with B(v, I) v = v x* (I v) and
-/// B + B^T = d/dt I (seed 000 Definition 4).
+/// B + B^T = d/dt I (Echeandia & Wensing (2021), Definition 4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BodyFactorization {
-    /// Niemeyer-Slotine, B = 1/2[(v x*) I + (I v) xbar* - I (v x)] (seed 000
-    /// eq. 12): gives the Christoffel-consistent C* (seed 000 Prop. 2).
+    /// Niemeyer-Slotine, B = 1/2[(v x*) I + (I v) xbar* - I (v x)] (Echeandia & Wensing (2021)
+    /// eq. 12): gives the Christoffel-consistent C* (Echeandia & Wensing (2021), Prop. 2).
     #[default]
     ChristoffelConsistent,
-    /// B = (v x*) I (seed 000 eq. 11), the choice of older Pinocchio versions.
+    /// B = (v x*) I (Echeandia & Wensing (2021), eq. 11), the choice of older Pinocchio versions.
     Classic,
     /// B = (I v) xbar* - I (v x).
     Alternate,

@@ -1,6 +1,6 @@
-//! Christoffel symbols of the first kind of C* in O(Nd^2): seed 000
+//! Christoffel symbols of the first kind of C* in O(Nd^2): Echeandia & Wensing (2021)
 //! Algorithm 2, extended to multi-DoF joints with generalized speeds (the
-//! free root) as in seed 001 Algorithm 2, in world coordinates.
+//! free root) as in Wensing, Englsberger & Slotine (2023), Algorithm 2, in world coordinates.
 //!
 //! Differentiating Algorithm 1's C*_ab = Phi_a^T (I^C_d Phi_dot_b + B^C_d Phi_b)
 //! (d = deeper of the bodies of a and b) with respect to speed c gives, for
@@ -9,17 +9,17 @@
 //!   G_acb = Phi_a . ( [c <= b] I^C_e (Phi_c x Phi_b) + B(Phi_c, I^C_e) Phi_b )
 //!
 //! where [c <= b] says c's body is b's body or an ancestor of it, and B is
-//! the Niemeyer-Slotine factorization (seed 000 eq. 12). It is symmetric in
-//! (c, b) unless c and b belong to the same multi-DoF joint (seed 001 eq. 9).
+//! the Niemeyer-Slotine factorization (Echeandia & Wensing (2021), eq. 12). It is symmetric in
+//! (c, b) unless c and b belong to the same multi-DoF joint (Wensing, Englsberger & Slotine (2023), eq. 9).
 //! For each body e, the symbols whose deepest body is e come in three groups
-//! (seed 000 eqs. 46-50): c in e (all a, b); b in e (by symmetry); a in e
+//! (Echeandia & Wensing (2021), eqs. 46-50): c in e (all a, b); b in e (by symmetry); a in e
 //! with c, b above, as Phi_c . D_a Phi_b with
-//! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (seed 000 eq. 50). Groups
+//! D_a = 1/2[(I^C_e Phi_a) xbar* - dI/dt(Phi_a)] (Echeandia & Wensing (2021), eq. 50). Groups
 //! 1 and 3 of one speed c = a share the products dI/dt(Phi_c) Phi_b and
 //! Phi_b x* (I^C_e Phi_c): group 1's loop over b computes both forces, and
 //! group 3 then writes its symbols from the stored ones.
 //!
-//! With mimic joints (seed 001 Algorithm 2 for clusters, A constant so the
+//! With mimic joints (Wensing, Englsberger & Slotine (2023), Algorithm 2 for clusters, A constant so the
 //! cluster term D_i vanishes) each tree symbol is added into its
 //! independent speeds' symbol, scaled by the three multipliers:
 //! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
@@ -29,7 +29,7 @@ use super::kinematics::{body_placement_and_axes, world_inertia};
 use super::Workspace;
 use crate::model::Model;
 
-/// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (seed 001 eq. 10,
+/// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (Wensing, Englsberger & Slotine (2023), eq. 10,
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");

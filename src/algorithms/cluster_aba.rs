@@ -1,5 +1,5 @@
 //! Articulated-body algorithm over the cluster tree of a coupled model
-//! (seed 001 sec. VI-C; Chignoli and Wensing's cluster ABA for local loop
+//! (Wensing, Englsberger & Slotine (2023), sec. VI-C; Chignoli and Wensing's cluster ABA for local loop
 //! closures), in world coordinates like the tree's ABA (`aba.rs`).
 //!
 //! A cluster hangs from one anchor body a (see `model/clusters.rs`) and

@@ -1,5 +1,5 @@
 //! Inverse operational-space inertia Lambda^-1 = J H^-1 J^T of a coupled
-//! model: the EFPA (seed 004, Table I; `operational_space.rs`) over the
+//! model: the EFPA (Wensing, Featherstone & Orin (2012), Table I; `operational_space.rs`) over the
 //! cluster tree, with the cluster ABA's articulated inertias
 //! (`cluster_aba.rs`). Allocation-free, O(N + m d n^2) for m frames at
 //! depth d in clusters of n speeds.

@@ -1,4 +1,4 @@
-//! Seed 000 Algorithm 1: the Coriolis matrix C(q, v), with H and dH/dt, in
+//! Echeandia & Wensing (2021), Algorithm 1: the Coriolis matrix C(q, v), with H and dH/dt, in
 //! one O(Nd) pass, for any body-level factorization B(v, I) (line 6).
 //!
 //! In world coordinates, for speeds k (ancestor-or-self body) and j (body i):
@@ -6,8 +6,8 @@
 //! (eqs. 25-27), C_kj = Phi_k . F1 (eq. 29), C_jk = Phi_dot_k . F2 + Phi_k . F3
 //! (eq. 30), H_kj = Phi_k . F2 (eq. 28), dH/dt_kj = C_kj + C_jk. With a free
 //! root, Phi_dot = v x Phi holds for its body-frame speeds too, so the same
-//! recursion gives the generalized-speed C* (seed 001 sec. V). With mimic
-//! joints this is seed 001 Algorithm 1 for clusters: each tree entry is
+//! recursion gives the generalized-speed C* (Wensing, Englsberger & Slotine (2023), sec. V). With mimic
+//! joints this is Wensing, Englsberger & Slotine (2023), Algorithm 1 for clusters: each tree entry is
 //! added into its independent speeds' entries, C = A^T C_tree A (the
 //! A^T H A_dot term of Thm. V.1 vanishes: A is constant).
 
@@ -32,7 +32,7 @@ pub fn coriolis_matrix<'w>(
     &ws.coriolis
 }
 
-/// C(q, v), H(q) and dH/dt together (seed 000 Algorithm 1), left in
+/// C(q, v), H(q) and dH/dt together (Echeandia & Wensing (2021), Algorithm 1), left in
 /// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`. Joint armature
 /// adds to H's diagonal only (constant: C and dH/dt are unchanged).
 pub fn coriolis_matrix_and_derivatives(

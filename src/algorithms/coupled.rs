@@ -1,9 +1,9 @@
 //! The constrained system of a model with mimic joints, at the cluster
-//! level (seed 001 sec. VI-C): the bodies moved by one independent speed
+//! level (Wensing, Englsberger & Slotine (2023), sec. VI-C): the bodies moved by one independent speed
 //! form a cluster, and the tree's speeds follow v_tree = A v with A
-//! constant (so A^T H A_dot = 0 in seed 001 Thm. V.1).
+//! constant (so A^T H A_dot = 0 in Wensing, Englsberger & Slotine (2023), Thm. V.1).
 //!
-//! In world coordinates every cluster transform of seed 001 Algorithms 1
+//! In world coordinates every cluster transform of Wensing, Englsberger & Slotine (2023), Algorithms 1
 //! and 2 is the identity on each member body, so a cluster's block
 //! Phi_i^T X^T I^C X Phi_j is the sum over its member bodies of the tree
 //! algorithm's per-body term, each scaled by the members' multipliers.

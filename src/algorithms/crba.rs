@@ -1,5 +1,5 @@
 //! Composite-rigid-body algorithm for the joint-space inertia H
-//! (Featherstone 2008, Table 6.2; seed 000 eq. 22), in world coordinates,
+//! (Featherstone 2008, Table 6.2; Echeandia & Wensing (2021), eq. 22), in world coordinates,
 //! or in a free root's body frame when the root is free.
 //! With mimic joints each tree entry is added into its independent
 //! speeds' entry, giving H = A^T H_tree A without forming H_tree.

@@ -1,6 +1,6 @@
 //! Forward kinematics: world placements of the bodies and the motion
 //! subspace columns in world coordinates (Featherstone 2008, sec. 4.4;
-//! seed 000 eq. 5 with Phi_i = 0X_i S_i).
+//! Echeandia & Wensing (2021), eq. 5 with Phi_i = 0X_i S_i).
 
 use super::Workspace;
 use crate::model::{Joint, Model};
@@ -91,7 +91,7 @@ pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidIne
 }
 
 /// Velocity of body `i` (world) from its parent's and the joint speeds:
-/// v_i = v_p(i) + Phi_i qdot_i (seed 000 eq. 5). Returns the joint part
+/// v_i = v_p(i) + Phi_i qdot_i (Echeandia & Wensing (2021), eq. 5). Returns the joint part
 /// Phi_i qdot_i.
 #[inline]
 pub(crate) fn joint_motion(model: &Model, ws: &Workspace, i: usize, v: &[f64]) -> Motion {
@@ -115,7 +115,7 @@ pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     ws.tree = tree;
 }
 
-/// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (seed 000
+/// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (Echeandia & Wensing (2021)
 /// eq. 5), stored in `ws.velocities[i]`. Returns `(v_i, Phi_i qdot_i)`.
 #[inline]
 pub(crate) fn propagate_velocity(

@@ -1,5 +1,5 @@
 //! Inverse operational-space inertia Lambda^-1 = J H^-1 J^T for m end
-//! frames: the Extended-Force-Propagator Algorithm (seed 004, Table I),
+//! frames: the Extended-Force-Propagator Algorithm (Wensing, Featherstone & Orin (2012), Table I),
 //! O(N + md + m^2), and the dense formula it is tested against.
 //!
 //! In world coordinates every iX_p(i) of Table I is the identity, so the

@@ -1,4 +1,4 @@
-//! Recursive Newton-Euler algorithm (Featherstone 2008, Table 5.1; seed 003),
+//! Recursive Newton-Euler algorithm (Featherstone 2008, Table 5.1; the RNEA Lie-algebra notes),
 //! in world coordinates. With mimic joints it runs on the tree state
 //! v_tree = A v and returns tau = A^T tau_tree (see `coupled.rs`).
 
@@ -65,7 +65,7 @@ pub fn generalized_gravity<'w>(
 }
 
 /// Backward pass shared by the RNEA variants: tau_k = Phi_k . f^C_i, with
-/// the body forces `ws.forces` summed towards the root (seed 000 eq. 18);
+/// the body forces `ws.forces` summed towards the root (Echeandia & Wensing (2021), eq. 18);
 /// with mimic joints added into the independent speeds (tau = A^T tau_tree).
 pub(crate) fn backward_torques(model: &Model, ws: &mut Workspace) {
     with_speed_map!(model, map => backward_torques_with(model, ws, map))

@@ -1,6 +1,6 @@
 //! The Slotine-Li torque H(q) a_r + C(q, v) v_r + g(q) in O(N) without
 //! forming C: an RNEA whose body forces use the body-level factorization,
-//! f_i = I_i a_r,i + B(v_i, I_i) v_r,i (Niemeyer-Slotine; seed 000 Remark 1
+//! f_i = I_i a_r,i + B(v_i, I_i) v_r,i (Niemeyer-Slotine; Echeandia & Wensing (2021), Remark 1
 //! and eq. 19), with reference accelerations propagated as
 //! a_r,i = a_r,p + Phi_i a_r + (v_i x Phi_i) v_r. With a_r = 0 and no
 //! gravity the same recursion gives C(q, v) x.

@@ -1,12 +1,12 @@
 //! The force a factorization adds to the Christoffel-consistent law: the
 //! contorsion (torsion) term (C - C*)(q, q_dot) q_dot_r of the Slotine-Li
-//! torque H a_r + C q_dot_r + g (seed 001 eq. 13; q_dot_d for PD+). It is
+//! torque H a_r + C q_dot_r + g (Wensing, Englsberger & Slotine (2023), eq. 13; q_dot_d for PD+). It is
 //! zero along q_dot_r = q_dot (C q_dot = C* q_dot), so it acts through the
 //! sliding variable s = q_dot - q_dot_r: (C - C*) q_dot_r = -(C - C*) s, and
 //! its power on s is s^T (C - C*) q_dot_r = -s^T (C - C*) s = 0 for an
 //! admissible C (C - C* is skew: the contorsion is totally anti-symmetric,
-//! seed 001 Cor. III.1). It therefore never shows in the Lyapunov function
-//! (seed 001 eq. 14), only in the trajectory.
+//! Wensing, Englsberger & Slotine (2023), Cor. III.1). It therefore never shows in the Lyapunov function
+//! (Wensing, Englsberger & Slotine (2023), eq. 14), only in the trajectory.
 
 use nalgebra::DMatrix;
 

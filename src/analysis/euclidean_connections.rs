@@ -1,9 +1,9 @@
 //! Affine connections on Euclidean R^3 (metric H = 1, coordinates x):
-//! seed 001 Fig. 3's examples. With constant coefficients G_ijk (first
-//! kind = second kind here), C_ik(v) = G_ijk v_j (seed 001 eq. 10), a
+//! Wensing, Englsberger & Slotine (2023), Fig. 3's examples. With constant coefficients G_ijk (first
+//! kind = second kind here), C_ik(v) = G_ijk v_j (Wensing, Englsberger & Slotine (2023), eq. 10), a
 //! geodesic is x_ddot + C(x_dot) x_dot = 0 and a parallel vector Z obeys
 //! Z_dot + C(x_dot) Z = 0. With the Riemannian connection G* = 0 the
-//! contorsion is D = G* - G = -G (seed 001 sec. III-C), so (Prop. III.1
+//! contorsion is D = G* - G = -G (Wensing, Englsberger & Slotine (2023), sec. III-C), so (Prop. III.1
 //! and the geodesic proposition after it):
 //!
 //! - metric compatible iff G_ijk = -G_kji (C(v) skew for every v);
@@ -60,7 +60,7 @@ impl EuclideanConnection {
     /// G_ijk = beta eps_ijk, C(v) = beta (v x): metric compatible, straight
     /// geodesics, torsion 2 beta eps_ijk; Z_dot = -beta v x Z turns the
     /// vectors about the geodesic at rate beta |v| (the point mass's
-    /// admissible torsion, seed 001 eq. 12). Fig. 3 upper left.
+    /// admissible torsion, Wensing, Englsberger & Slotine (2023), eq. 12). Fig. 3 upper left.
     pub fn torsion(beta: f64) -> Self {
         Self::from_fn("C = beta (v x)", move |i, j, k| beta * levi_civita(i, j, k))
     }
@@ -106,7 +106,7 @@ impl EuclideanConnection {
         Matrix3::from_fn(|i, k| (0..3).map(|j| self.gamma[i][j][k] * v[j]).sum())
     }
 
-    /// Whether G_ijk = -G_kji to `tol` (seed 001 Prop. III.1).
+    /// Whether G_ijk = -G_kji to `tol` (Wensing, Englsberger & Slotine (2023), Prop. III.1).
     pub fn is_metric_compatible(&self, tol: f64) -> bool {
         self.all(|i, j, k| (self.gamma[i][j][k] + self.gamma[k][j][i]).abs() <= tol)
     }
@@ -175,7 +175,7 @@ impl EuclideanConnection {
     }
 
     /// The five connections of the `figure connections` command: the
-    /// Riemannian one and seed 001 Fig. 3's four, with strengths that turn
+    /// Riemannian one and Wensing, Englsberger & Slotine (2023), Fig. 3's four, with strengths that turn
     /// or shear the vectors visibly over a unit-length geodesic.
     pub fn figure_set() -> [Self; 5] {
         [

@@ -1,7 +1,7 @@
 //! Analysis on top of the factorizations (issue 15): parallel transport
 //! with a factorization's connection, the contorsion force a torsion
 //! variant adds, power spectra of recorded signals, and the example
-//! connections of seed 001 Fig. 3 on Euclidean R^3. The app and the
+//! connections of Wensing, Englsberger & Slotine (2023), Fig. 3 on Euclidean R^3. The app and the
 //! headless figures are thin views on these.
 
 mod contorsion_force;

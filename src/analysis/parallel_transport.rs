@@ -1,17 +1,17 @@
 //! Parallel transport with the connection of a Coriolis factorization
-//! (seed 001 sec. III-B). A vector field X along a curve q(t) is parallel
+//! (Wensing, Englsberger & Slotine (2023), sec. III-B). A vector field X along a curve q(t) is parallel
 //! when its covariant derivative along the curve vanishes; with the
-//! connection coefficients of the first kind, C_ik = G_ijk q_dot_j (seed 001
+//! connection coefficients of the first kind, C_ik = G_ijk q_dot_j (Wensing, Englsberger & Slotine (2023)
 //! eq. 10), and the metric H this reads
 //!
 //!   H X_dot + C(q, q_dot) X = 0.
 //!
 //! d/dt (X^T H X) = X^T (H_dot - C - C^T) X, so every admissible C (metric
-//! compatible: H_dot = C + C^T, seed 001 Prop. III.1) keeps the H-Gram
+//! compatible: H_dot = C + C^T, Wensing, Englsberger & Slotine (2023), Prop. III.1) keeps the H-Gram
 //! matrix of the transported vectors. Geodesics, H q_ddot + C q_dot = 0, are
 //! the same for every admissible C since C q_dot = C* q_dot. With a free
 //! root the vectors hold generalized speeds and G the generalized symbols
-//! (seed 001 eq. 9); the equation is unchanged.
+//! (Wensing, Englsberger & Slotine (2023), eq. 9); the equation is unchanged.
 //!
 //! Each right-hand side costs one O(N) Coriolis product per vector
 //! (`Factorization::coriolis_product`, C never formed) and one ABA solve
@@ -24,7 +24,7 @@ use crate::spatial::Vec3;
 use nalgebra::Matrix3;
 
 /// A connection given by its Coriolis product: `out` = C(q, v) x, with
-/// C_ik = G_ijk v_j (seed 001 eq. 10).
+/// C_ik = G_ijk v_j (Wensing, Englsberger & Slotine (2023), eq. 10).
 pub trait Connection {
     fn coriolis_product(
         &self,

@@ -311,7 +311,7 @@ fn energy_quantities<'a>() -> [Quantity<'a>; 4] {
 }
 
 /// The factorization's numbers now: torsion norm, skew and validity
-/// residuals (seed 001: admissible means both residuals vanish; torsion is
+/// residuals (Wensing, Englsberger & Slotine (2023): admissible means both residuals vanish; torsion is
 /// what Lyapunov analysis cannot see), V, and the task's manipulability.
 fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
     egui::Grid::new("torsion readout")

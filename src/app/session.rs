@@ -79,7 +79,7 @@ pub fn shipped_scenarios() -> Vec<PathBuf> {
 }
 
 /// What the app records next to each [`Sample`]: the followed end
-/// effector's position and the factorization's diagnostics (seed 001 secs.
+/// effector's position and the factorization's diagnostics (Wensing, Englsberger & Slotine (2023), secs.
 /// III-IV).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ViewSample {

@@ -3,7 +3,7 @@
 //! (C - C*) q_dot_r over the run so far (Hann window, the headless
 //! summary's `analysis::power_spectrum`), on a log scale, with the spectral
 //! centroid and the share of power above the cutoff. Torsion raises the
-//! centroid (seed 001 sec. VII).
+//! centroid (Wensing, Englsberger & Slotine (2023), sec. VII).
 
 use super::session::Session;
 use super::variant_color32;

@@ -1,7 +1,7 @@
 //! Task-space quantities at the end effector, every frame and every
 //! variant: its frame, its linear velocity (J v, world axes) and the
 //! operational-space inertia as an ellipsoid. Lambda^-1 comes from the
-//! EFPA (seed 004, Table I); the ellipsoid's semi-axes point along the
+//! EFPA (Wensing, Featherstone & Orin (2012), Table I); the ellipsoid's semi-axes point along the
 //! eigenvectors of the translational block Lambda_v = ((Lambda^-1)_vv)^-1
 //! with lengths proportional to its eigenvalues, the effective masses (kg)
 //! felt when pushing the end effector along them.

@@ -3,17 +3,17 @@
 //!
 //! - the Transport view: the images J X of the three vectors transported
 //!   along the run with the variant's factorization (H X_dot + C X = 0,
-//!   seed 001 sec. III-B; for the point mass J = I, the vectors
+//!   Wensing, Englsberger & Slotine (2023), sec. III-B; for the point mass J = I, the vectors
 //!   themselves), in the variant's colour, beside the same vectors
 //!   transported with C* in grey ([`super::transported_frames`]);
 //! - the contorsion force (C - C*) q_dot_r that the factorization adds to
-//!   the Christoffel-consistent torque (seed 001 eq. 13), as the end-effector
+//!   the Christoffel-consistent torque (Wensing, Englsberger & Slotine (2023), eq. 13), as the end-effector
 //!   force f that produces it, J_v^T f = tau_c in the least-squares sense
 //!   (f = (J_v J_v^T + d^2 I)^-1 J_v tau_c, the pseudo-inverse transpose,
 //!   damped near singularities), with the power it does on s read out in
 //!   the left panel's Torsion section (zero: torsion never shows in the
 //!   Lyapunov function). On the point mass its vertical part divided by m
-//!   is the "counterproductive upward acceleration" of seed 001 sec. IV-A2,
+//!   is the "counterproductive upward acceleration" of Wensing, Englsberger & Slotine (2023), sec. IV-A2,
 //!   read out there too. (Text drawn over the 3-D viewport by egui left
 //!   trails of earlier frames in this camera setup, so the numbers stay in
 //!   the panel.)
@@ -315,7 +315,7 @@ pub fn torsion_section(
             .on_hover_text(
                 "Three H-orthonormal vectors carried along the run with the variant's C \
                  (its colour) and with C* (grey), drawn at the end effector as J X \
-                 (seed 001 sec. III-B, Fig. 3)",
+                 (Wensing, Englsberger & Slotine (2023), sec. III-B, Fig. 3)",
             );
             ui.checkbox(
                 &mut settings.contorsion,

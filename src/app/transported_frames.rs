@@ -1,9 +1,9 @@
 //! Per live variant, three H-orthonormal vectors parallel-transported along
-//! its recorded run (H X_dot + C(q, q_dot) X = 0, seed 001 sec. III-B) twice:
+//! its recorded run (H X_dot + C(q, q_dot) X = 0, Wensing, Englsberger & Slotine (2023), sec. III-B) twice:
 //! with the variant's own factorization and with C*. The angle between the
 //! two frames is what torsion does to the transport (zero for C*, and for
 //! every torsion-free factorization); the H-Gram matrix of either stays the
-//! identity for every admissible C (seed 001 Prop. IV.1).
+//! identity for every admissible C (Wensing, Englsberger & Slotine (2023), Prop. IV.1).
 
 use crate::analysis::ParallelTransport;
 use crate::factorization::Factorization;

@@ -15,7 +15,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Which {
-    /// Seed 001 Fig. 3: three orthonormal vectors parallel-transported
+    /// Wensing, Englsberger & Slotine (2023), Fig. 3: three orthonormal vectors parallel-transported
     /// along geodesics of connections on Euclidean R^3 (the Riemannian one,
     /// metric with torsion, non-metric with straight geodesics, metric and
     /// non-metric with curved ones); writes connections.png and .svg.

@@ -49,7 +49,7 @@ pub struct Adaptation {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ControlLaw {
     /// tau = H_hat qddot_r + C_hat qdot_r + g_hat - K_D s, qdot_r = qdot_d - Lambda e,
-    /// s = qdot - qdot_r (seed 001 eq. 13), as Y pi_hat - K_D s.
+    /// s = qdot - qdot_r (Wensing, Englsberger & Slotine (2023), eq. 13), as Y pi_hat - K_D s.
     SlotineLi {
         lambda: Vec<f64>,
         kd: Vec<f64>,

@@ -1,6 +1,6 @@
 //! Operational-space Slotine-Li and PD+ (Khatib's operational-space
-//! formulation with the passivity-based laws of seed 001 sec. IV; the
-//! task-space factorization of seed 001 Remark 8):
+//! formulation with the passivity-based laws of Wensing, Englsberger & Slotine (2023), sec. IV; the
+//! task-space factorization of Wensing, Englsberger & Slotine (2023), Remark 8):
 //!
 //!   Slotine-Li: F = Lambda x_ddot_r + C_task x_dot_r + eta + p - K_D s_x,
 //!               s_x = x_dot - x_dot_r, x_dot_r = x_dot_d* - Lambda_x e;
@@ -8,7 +8,7 @@
 //!   tau = J^T F + N_bar^T tau_0, N_bar = 1 - J_bar J, J_bar = H^-1 J^T Lambda,
 //!
 //! all with the controller's model. C_task = J_bar^T C J_bar - Lambda J_dot J_bar
-//! is the factorization C transformed to task space (seed 001 Thm. V.1 with
+//! is the factorization C transformed to task space (Wensing, Englsberger & Slotine (2023), Thm. V.1 with
 //! A = J_bar; `factorization::task_space_dynamics` forms it as a matrix);
 //! eta = (J_bar^T C - Lambda J_dot) N_bar q_dot is the null-space motion's
 //! pull on the task, p = J_bar^T g. They are never formed: with
@@ -188,7 +188,7 @@ mod tests {
     /// The model compensation J_bar^T (H a_u + C u + g), computed in O(N)
     /// without forming C_task, equals the sum Lambda x_ddot_r + C_task
     /// x_dot_r + eta + p with C_task and Lambda formed by
-    /// `factorization::task_space_dynamics` (seed 001 Remark 8),
+    /// `factorization::task_space_dynamics` (Wensing, Englsberger & Slotine (2023), Remark 8),
     /// eta = (J_bar^T C - Lambda J_dot) N_bar q_dot and p = J_bar^T g: on
     /// random trees, for every factorization.
     #[test]

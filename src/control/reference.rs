@@ -14,7 +14,7 @@ pub struct Sine {
 }
 
 /// q_d(t) = offset + rate t + sum of sines, for one joint; e.g. the point
-/// mass reference of seed 001 sec. IV-A2, t + sin t, is rate 1 and one sine.
+/// mass reference of Wensing, Englsberger & Slotine (2023), sec. IV-A2, t + sin t, is rate 1 and one sine.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JointTerms {

@@ -1,6 +1,6 @@
 //! Slotine and Li's Cartesian law with a joint-space sliding variable
 //! (Slotine & Li, "Adaptive manipulator control: a case study", 1988; the
-//! reference velocity field of seed 001 sec. IV-A1 built from a task):
+//! reference velocity field of Wensing, Englsberger & Slotine (2023), sec. IV-A1 built from a task):
 //!
 //!   q_dot_r  = J# x_dot_r + (1 - J# J) q_dot_0,  q_dot_0 = q_dot_0d - k_0 (q - q_0d),
 //!   q_ddot_r = d/dt q_dot_r (exact, with dJ/dt),

@@ -1,8 +1,8 @@
 //! The Coriolis matrix under a change of coordinates or speeds, v = A v_bar
-//! (seed 000 eq. 33; seed 001 Thm. V.1, eq. 17):
+//! (Echeandia & Wensing (2021), eq. 33; Wensing, Englsberger & Slotine (2023), Thm. V.1, eq. 17):
 //! H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot. It keeps dH/dt - 2C
-//! skew and maps C* to C* (seed 001 Prop. V.3); with A = H^-1 J^T Lambda it
-//! gives the task-space Coriolis matrix (seed 001 Remark 8).
+//! skew and maps C* to C* (Wensing, Englsberger & Slotine (2023), Prop. V.3); with A = H^-1 J^T Lambda it
+//! gives the task-space Coriolis matrix (Wensing, Englsberger & Slotine (2023), Remark 8).
 
 use nalgebra::DMatrix;
 

@@ -1,4 +1,4 @@
-//! Numbers that tell factorizations apart (seed 001 secs. III-IV): the skew
+//! Numbers that tell factorizations apart (Wensing, Englsberger & Slotine (2023), secs. III-IV): the skew
 //! residual max|dH/dt - C - C^T|, the validity residual max|(C - C*) v|, the
 //! contorsion D = G* - G and the torsion tensor of the factorization's
 //! connection.
@@ -20,7 +20,7 @@ pub struct Diagnostics {
     /// Frobenius norm of the torsion tensor T_ijk = G_ijk - G_ikj - (G*_ijk - G*_ikj).
     pub torsion_norm: f64,
     /// Largest violation of the total anti-symmetry of the contorsion
-    /// D = G* - G (zero for admissible C, seed 001 Cor. III.1).
+    /// D = G* - G (zero for admissible C, Wensing, Englsberger & Slotine (2023), Cor. III.1).
     pub contorsion_asymmetry: f64,
 }
 
@@ -67,7 +67,7 @@ impl Diagnoser {
     /// the structure constants are G*_ijk - G*_ikj because the Riemannian
     /// connection is torsion-free, so this holds for both coordinates and
     /// the free root's body-frame speeds. The contorsion is D = G* - G
-    /// (seed 001, after eq. 9).
+    /// (Wensing, Englsberger & Slotine (2023), after eq. 9).
     pub fn diagnose(
         &mut self,
         model: &Model,

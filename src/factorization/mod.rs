@@ -1,12 +1,12 @@
 //! Coriolis factorizations: the Christoffel-consistent C* and admissible
-//! alternatives with torsion (seed 001 secs. III-IV), with diagnostics that
-//! tell them apart, the change-of-coordinates law they obey (seed 001
+//! alternatives with torsion (Wensing, Englsberger & Slotine (2023), secs. III-IV), with diagnostics that
+//! tell them apart, the change-of-coordinates law they obey (Wensing, Englsberger & Slotine (2023)
 //! Thm. V.1) and the task-space quantities built from them.
 //!
 //! A factorization is admissible when it gives the right dynamics
 //! (C v = C* v) and dH/dt - 2C is skew-symmetric. For n >= 3 there are
 //! infinitely many; they differ from C* by a totally anti-symmetric contorsion
-//! tensor, i.e. their connection has torsion (seed 001 Cor. IV.1).
+//! tensor, i.e. their connection has torsion (Wensing, Englsberger & Slotine (2023), Cor. IV.1).
 
 mod change_of_coordinates;
 mod diagnostics;
@@ -48,7 +48,7 @@ impl Beta {
     }
 }
 
-/// One term beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk of seed 001 eq. 12, with
+/// One term beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk of Wensing, Englsberger & Slotine (2023), eq. 12, with
 /// speed indices i < j < k.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TorsionTerm {
@@ -60,14 +60,14 @@ pub struct TorsionTerm {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum Factorization {
     /// C*, from the Christoffel symbols: torsion-free (Niemeyer-Slotine body
-    /// factorization in Algorithm 1; seed 000 eq. 12).
+    /// factorization in Algorithm 1; Echeandia & Wensing (2021), eq. 12).
     #[default]
     ChristoffelConsistent,
-    /// Algorithm 1 with B = (v x*) I (seed 000 eq. 11), as older Pinocchio.
+    /// Algorithm 1 with B = (v x*) I (Echeandia & Wensing (2021), eq. 11), as older Pinocchio.
     Classic,
     /// Algorithm 1 with B = (I v) xbar* - I (v x).
     Alternate,
-    /// C* + sum of beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk (seed 001 eq. 12);
+    /// C* + sum of beta_ijk(q) S_ijk^T (S_ijk v x) S_ijk (Wensing, Englsberger & Slotine (2023), eq. 12);
     /// for the 3-D point mass, C = beta (v x).
     Torsion(Vec<TorsionTerm>),
 }
@@ -75,7 +75,7 @@ pub enum Factorization {
 /// Why a factorization cannot be used on a model.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FactorizationError {
-    #[error("torsion needs at least 3 degrees of freedom: with n = {nv} the Christoffel-consistent C* is the only admissible factorization (seed 001 Cor. III.2)")]
+    #[error("torsion needs at least 3 degrees of freedom: with n = {nv} the Christoffel-consistent C* is the only admissible factorization (Wensing, Englsberger & Slotine (2023), Cor. III.2)")]
     TooFewDofs { nv: usize },
     #[error("torsion term ({i}, {j}, {k}): the speed indices must satisfy i < j < k < n = {nv}")]
     BadIndices {
@@ -257,7 +257,7 @@ impl Factorization {
     }
 
     /// The connection coefficients G_ijk = [C(q, e_j)]_ik of this
-    /// factorization (seed 001 eq. 10), index `(i * nv + j) * nv + k`, into
+    /// factorization (Wensing, Englsberger & Slotine (2023), eq. 10), index `(i * nv + j) * nv + k`, into
     /// `out` (length nv^3). C* uses Algorithm 2; the other body-level
     /// choices one Algorithm 1 per unit speed; torsion adds beta eps_ijk.
     pub fn connection_coefficients(

@@ -1,6 +1,6 @@
 //! Task-space dynamics of m frames: Lambda = (J H^-1 J^T)^-1 and the
 //! task-space Coriolis matrix C_task = A^T C A + A^T H A_dot with
-//! A = H^-1 J^T Lambda (seed 001 Remark 8, the transform law of Thm. V.1),
+//! A = H^-1 J^T Lambda (Wensing, Englsberger & Slotine (2023), Remark 8, the transform law of Thm. V.1),
 //! for any factorization C. Since J A = 1, A^T H A_dot = -Lambda J_dot A, so
 //! C_task = A^T C A - Lambda J_dot A. For admissible C,
 //! dLambda/dt = C_task + C_task^T.

@@ -1,4 +1,4 @@
-//! Seed 001 Fig. 3 as a headless figure: three orthonormal vectors
+//! Wensing, Englsberger & Slotine (2023), Fig. 3 as a headless figure: three orthonormal vectors
 //! transported along the geodesic (started along the first, red one) of
 //! affine connections on Euclidean R^3 ([`EuclideanConnection::figure_set`]):
 //! the Riemannian one, then the figure's four, placed as in the paper —
@@ -120,7 +120,7 @@ impl ConnectionsFigure {
     /// Draws the figure: one panel per connection and a legend panel.
     pub fn draw(&self, root: &Area) -> DrawResult {
         let root = root.titled(
-            "Parallel transport along geodesics of connections on Euclidean R^3 (seed 001 Fig. 3)",
+            "Parallel transport along geodesics of connections on Euclidean R^3 (Wensing, Englsberger & Slotine (2023), Fig. 3)",
             ("sans-serif", px(22)),
         )?;
         let cells = root.split_evenly((2, 3));

@@ -1,4 +1,4 @@
-//! Built-in systems that need no URDF: the 3-D point mass of seed 001
+//! Built-in systems that need no URDF: the 3-D point mass of Wensing, Englsberger & Slotine (2023)
 //! (sec. IV-A2), a planar two-link arm, and random trees for property tests.
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model};
@@ -41,7 +41,7 @@ fn body_frames(bodies: &[Body]) -> Vec<Frame> {
 }
 
 /// A point mass moving freely in 3-D: q = (x, y, z) through three prismatic
-/// joints (two massless carriages). H = m 1, so C* = 0 (seed 001 sec. IV-A2).
+/// joints (two massless carriages). H = m 1, so C* = 0 (Wensing, Englsberger & Slotine (2023), sec. IV-A2).
 pub fn point_mass(mass: f64) -> Model {
     let massless = RigidInertia::zero();
     let bodies = vec![

@@ -1,4 +1,4 @@
-//! The cluster tree of a coupled model (seed 001 sec. VI-C; Chignoli and
+//! The cluster tree of a coupled model (Wensing, Englsberger & Slotine (2023), sec. VI-C; Chignoli and
 //! Wensing's local loop closures): bodies moved by the same independent
 //! speeds form a cluster, and every cluster hangs from one body of another
 //! cluster (its anchor) or from the world, so that the clusters form a tree

@@ -1,6 +1,6 @@
 //! Mimic joints (URDF `<mimic joint multiplier offset>`) and geared rotors:
 //! the constant map A from the independent coordinates of the constrained
-//! system to the tree's, q_tree = A q + b and v_tree = A v (seed 001
+//! system to the tree's, q_tree = A q + b and v_tree = A v (Wensing, Englsberger & Slotine (2023)
 //! sec. VI-C: the bodies driven by one independent speed form a cluster).
 //!
 //! A mimic of a mimic is resolved to the primary joint (multipliers

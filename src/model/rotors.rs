@@ -3,7 +3,7 @@
 //! turning about the joint axis through a continuous joint that mimics the
 //! driven joint with the gear ratio as multiplier (q_rotor = g q_joint).
 //! This is the model of `tests/fixtures/robots/panda_rotors.urdf` and of
-//! seed 001 sec. VI-C (each joint and its rotor form a cluster).
+//! Wensing, Englsberger & Slotine (2023), sec. VI-C (each joint and its rotor form a cluster).
 
 use super::{Model, ModelError, UrdfOptions};
 use crate::input::{read_text, InputKind};

@@ -88,7 +88,7 @@ pub enum ScenarioError {
 }
 
 /// The scenario `passivity-lab run` and the app use when given none: the
-/// point-mass torsion experiment of seed 001, embedded in the binary.
+/// point-mass torsion experiment of Wensing, Englsberger & Slotine (2023), embedded in the binary.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/point_mass_torsion.toml");
 const DEFAULT_SCENARIO_NAME: &str = "scenarios/point_mass_torsion.toml (embedded)";
 

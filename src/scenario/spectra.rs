@@ -3,7 +3,7 @@
 //! (C - C*) q_dot_r (see `analysis::power_spectrum` for the window and the
 //! scaling), their spectral centroids and the share of power above
 //! [`DEFAULT_CUTOFF_HZ`]. Torsion feeds the twisting of the trajectory
-//! back into the torque, which raises the centroid (seed 001 sec. VII:
+//! back into the torque, which raises the centroid (Wensing, Englsberger & Slotine (2023), sec. VII:
 //! "oscillations in the control output").
 
 use super::VariantResult;

@@ -1,5 +1,5 @@
 //! Rigid-body spatial inertia in the linear 10-parameter form
-//! (Featherstone 2008, eq. 2.63; seed 000 sec. 2).
+//! (Featherstone 2008, eq. 2.63; Echeandia & Wensing (2021), sec. 2).
 
 use super::{Force, Mat3, Matrix6, Motion, Transform, Vec3};
 use std::ops::{Add, AddAssign, Mul};
@@ -9,7 +9,7 @@ use std::ops::{Add, AddAssign, Mul};
 /// and rotational inertia `ibar` about the frame origin.
 ///
 /// This parametrization is linear, so composite inertias are plain sums and
-/// the inertia derivative (seed 000 eq. 13) is again of this form.
+/// the inertia derivative (Echeandia & Wensing (2021), eq. 13) is again of this form.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RigidInertia {
     pub mass: f64,
@@ -109,7 +109,7 @@ impl RigidInertia {
     }
 
     /// Time derivative `(v x*) I - I (v x)` of this inertia when its body moves
-    /// with spatial velocity `v` (seed 000 eq. 13), in the same linear form:
+    /// with spatial velocity `v` (Echeandia & Wensing (2021), eq. 13), in the same linear form:
     /// mass rate 0, `hdot = m v_lin + w x h`,
     /// `ibar_dot = [w]x ibar - ibar [w]x + 2 (h.v_lin) 1 - v_lin h^T - h v_lin^T`.
     #[inline]

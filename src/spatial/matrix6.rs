@@ -39,12 +39,12 @@ pub fn motion_cross_matrix(v: &Motion) -> Matrix6 {
     m
 }
 
-/// The matrix of `(v x*)` acting on force vectors: `-(v x)^T` (seed 000 eq. 9).
+/// The matrix of `(v x*)` acting on force vectors: `-(v x)^T` (Echeandia & Wensing (2021), eq. 9).
 pub fn force_cross_matrix(v: &Motion) -> Matrix6 {
     -motion_cross_matrix(v).transpose()
 }
 
-/// The matrix of `(f xbar*)`, defined by `(f xbar*) v = v x* f` (seed 000 eq. 8).
+/// The matrix of `(f xbar*)`, defined by `(f xbar*) v = v x* f` (Echeandia & Wensing (2021), eq. 8).
 /// It is anti-symmetric.
 pub fn force_cross_bar_matrix(f: &Force) -> Matrix6 {
     let n = f.ang.cross_matrix();

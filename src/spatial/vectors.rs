@@ -1,5 +1,5 @@
 //! Spatial motion and force vectors and their cross products
-//! (Featherstone 2008, eqs. 2.31-2.33; seed 000 eqs. 7-9).
+//! (Featherstone 2008, eqs. 2.31-2.33; Echeandia & Wensing (2021), eqs. 7-9).
 
 use super::Vec3;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn cross_products_are_adjoint() {
-        // (v x)^T = -(v x*): w . (v x* f) = -(v x w) . f  (seed 000 eq. 9)
+        // (v x)^T = -(v x*): w . (v x* f) = -(v x w) . f  (Echeandia & Wensing (2021), eq. 9)
         let v = Motion::new(Vec3::new(0.3, -1.2, 0.7), Vec3::new(2.0, 0.1, -0.4));
         let w = Motion::new(Vec3::new(-0.5, 0.9, 1.1), Vec3::new(0.2, -0.8, 0.6));
         let f = Force::new(Vec3::new(1.5, 0.4, -0.2), Vec3::new(-0.3, 0.6, 0.9));

@@ -222,7 +222,7 @@ fn bad_input_is_reported_and_the_session_stays() {
         app.world_mut().write_message(SessionCommand::Open(source));
         app.update();
     }
-    // Torsion needs three speeds (seed 001 Cor. III.2): refused on the planar arm.
+    // Torsion needs three speeds (Wensing, Englsberger & Slotine (2023), Cor. III.2): refused on the planar arm.
     app.world_mut()
         .write_message(SessionCommand::Open(scenario("planar_arm")));
     app.update();

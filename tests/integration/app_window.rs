@@ -253,7 +253,7 @@ fn along(segment: &serde_json::Value) -> (f64, f64, f64) {
 #[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
 fn the_torsion_lab_shows_contorsion_and_transport() {
     // Lesson 1: the contorsion force of both torsion variants as a red
-    // arrow on the mass (seed 001 sec. IV-A2); none for C*.
+    // arrow on the mass (Wensing, Englsberger & Slotine (2023), sec. IV-A2); none for C*.
     let lesson = common::repo_path("scenarios/lessons/01_point_mass.toml");
     // Early, while the mass is pushed off the plane: at 0.1x speed 30
     // frames advance at most 0.75 s of the run (a frame, at most 250 ms).

@@ -1,4 +1,4 @@
-//! The control laws against their theory (design sec. 6; seed 001 sec. IV):
+//! The control laws against their theory (design sec. 6; Wensing, Englsberger & Slotine (2023), sec. IV):
 //! exact tracking with an exact model, and Lyapunov functions that never
 //! increase, whatever admissible factorization the controller uses.
 
@@ -162,7 +162,7 @@ fn assert_never_increases(samples: &[passivity_lab::sim::Sample], what: &str) {
 }
 
 /// Adaptive Slotine-Li: V = 1/2 s^T H s + 1/2 pi_tilde^T Gamma^-1 pi_tilde has
-/// V_dot = -s^T K_D s for ANY admissible C (seed 001 eq. 14): Lyapunov
+/// V_dot = -s^T K_D s for ANY admissible C (Wensing, Englsberger & Slotine (2023), eq. 14): Lyapunov
 /// analysis cannot see torsion.
 #[test]
 fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {

@@ -1,6 +1,6 @@
 //! Coriolis factorizations with and without torsion, their diagnostics, the
-//! change-of-coordinates law and task-space dynamics (seed 001 secs. III-V,
-//! seed 004 Table I).
+//! change-of-coordinates law and task-space dynamics (Wensing, Englsberger & Slotine (2023), secs. III-V,
+//! Wensing, Featherstone & Orin (2012), Table I).
 
 use crate::common;
 
@@ -67,7 +67,7 @@ fn all_factorizations(nv: usize) -> Vec<Factorization> {
     fs
 }
 
-/// Seed 001 sec. IV-A2: the point mass with C = -5 (v x).
+/// Wensing, Englsberger & Slotine (2023), sec. IV-A2: the point mass with C = -5 (v x).
 #[test]
 fn point_mass_torsion_is_beta_v_cross_and_admissible() {
     let m = point_mass(1.0);
@@ -182,7 +182,7 @@ fn classic_and_alternate_have_torsion_on_real_robots() {
     }
 }
 
-/// Seed 001 Cor. III.2: with n <= 2 the admissible factorization is unique.
+/// Wensing, Englsberger & Slotine (2023), Cor. III.2: with n <= 2 the admissible factorization is unique.
 #[test]
 fn two_dofs_admit_only_c_star() {
     let m = planar_two_link_arm(1.0, 0.8, 0.5, 0.4);
@@ -216,7 +216,7 @@ fn two_dofs_admit_only_c_star() {
     }
 }
 
-/// Seed 001 Thm. V.1 and Prop. V.3: Cartesian to cylindrical coordinates of
+/// Wensing, Englsberger & Slotine (2023), Thm. V.1 and Prop. V.3: Cartesian to cylindrical coordinates of
 /// the point mass, q = (r cos t, r sin t, z). C* = 0 maps to the Christoffel
 /// matrix of H_bar = diag(m, m r^2, m), and a torsion C stays admissible.
 #[test]
@@ -371,7 +371,7 @@ proptest! {
     }
 }
 
-/// dLambda/dt = C_task + C_task^T for admissible C (seed 001 Remark 8).
+/// dLambda/dt = C_task + C_task^T for admissible C (Wensing, Englsberger & Slotine (2023), Remark 8).
 #[test]
 fn task_space_coriolis_is_admissible() {
     let p = panda();

@@ -49,7 +49,7 @@ fn the_torsion_lab_is_one_chain_of_five_lessons() {
             "{}",
             lesson.spec.title
         );
-        // Each explains with seed 001's equation numbers.
+        // Each explains with Wensing, Englsberger & Slotine's (2023) equation numbers.
         assert!(
             lesson.spec.text.contains("eq. ") || lesson.spec.text.contains("eqs. "),
             "{}: no equation cited",

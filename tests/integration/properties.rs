@@ -1,6 +1,6 @@
 //! Identities of the dynamics core on random trees with mixed revolute and
-//! prismatic joints, fixed and free roots (design.md sec. 10; seed 000
-//! Props. 1-2, seed 001 eq. 10).
+//! prismatic joints, fixed and free roots (design.md sec. 10; Echeandia & Wensing (2021)
+//! Props. 1-2, Wensing, Englsberger & Slotine (2023), eq. 10).
 
 use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
@@ -90,7 +90,7 @@ fn check_coriolis_identities(c: &Case) {
             &h,
             1e-12,
         );
-        // Admissible (seed 000 Prop. 1): dH/dt = C + C^T, and C v = RNEA bias.
+        // Admissible (Echeandia & Wensing (2021), Prop. 1): dH/dt = C + C^T, and C v = RNEA bias.
         assert_close(
             &format!("{b:?}: dH/dt = C + C^T"),
             &hdot,
@@ -149,7 +149,7 @@ fn check_christoffel(c: &Case) {
     christoffel_symbols(m, &mut ws, &c.q);
     let gamma = ws.christoffel.clone();
     let at = |i: usize, j: usize, k: usize| gamma[(i * n + j) * n + k];
-    // C*(q, v)_ik = sum_j G_ijk v_j (seed 001 eq. 10).
+    // C*(q, v)_ik = sum_j G_ijk v_j (Wensing, Englsberger & Slotine (2023), eq. 10).
     let cstar = coriolis_matrix(
         m,
         &mut ws,
@@ -367,7 +367,7 @@ proptest! {
 }
 
 /// Algorithm 1 on the 3-D point mass gives C* = 0 (H = m 1 is constant),
-/// while the point-mass torsion of seed 001 eq. 12 is invisible to it.
+/// while the point-mass torsion of Wensing, Englsberger & Slotine (2023), eq. 12 is invisible to it.
 #[test]
 fn point_mass_has_zero_christoffel_symbols() {
     let m = passivity_lab::model::point_mass(1.0);

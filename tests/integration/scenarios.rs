@@ -1,4 +1,4 @@
-//! Scenario files: the paper's point-mass experiment with numbers (seed 001
+//! Scenario files: the paper's point-mass experiment with numbers (Wensing, Englsberger & Slotine (2023)
 //! sec. IV-A2, Figs. 4-7), the shipped scenarios, and errors that name the
 //! file, the line and the key.
 
@@ -17,7 +17,7 @@ fn run(path: &str) -> Vec<VariantResult> {
         .collect()
 }
 
-/// What seed 001 shows in Figs. 4-7, as measured numbers (this run: C*
+/// What Wensing, Englsberger & Slotine (2023) shows in Figs. 4-7, as measured numbers (this run: C*
 /// max |z| = 0, torsion max |z| = 0.136, largest distance between the two
 /// paths 0.39 m, largest Lyapunov difference 0.0028 of a peak 2.5, final
 /// errors 0.04415 and 0.04413).
@@ -155,7 +155,7 @@ fn errors_name_the_file_line_and_key() {
     assert!(m.contains("simulation.step"), "{m}");
     let m = error_of(&BASE.replace("kind = \"slotine_li\"", "kind = \"lqr\""));
     assert!(m.contains("lqr"), "{m}");
-    // Torsion needs three degrees of freedom (seed 001 Cor. III.2).
+    // Torsion needs three degrees of freedom (Wensing, Englsberger & Slotine (2023), Cor. III.2).
     let arm = BASE
         .replace(
             "builtin = \"point_mass\"",

@@ -1,5 +1,5 @@
 //! Torsion raises the frequency content of the torques (issue 15 sec. 2),
-//! measured on seed 001's point-mass experiment: the torsion variant's
+//! measured on Wensing, Englsberger & Slotine's (2023) point-mass experiment: the torsion variant's
 //! spectral centroid is above C*'s and grows with |beta|.
 
 use crate::common;

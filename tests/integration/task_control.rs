@@ -500,7 +500,7 @@ fn operational_space_inertia_matches_pinocchio() {
 /// cannot see torsion), on the Panda in task space.
 #[test]
 fn task_torsion_twists_the_panda_path_but_not_its_storage() {
-    // Without gravity, as in seed 001's point-mass experiment: the
+    // Without gravity, as in Wensing, Englsberger & Slotine's (2023) point-mass experiment: the
     // mismatch acts through the inertia only.
     let mut panda = panda();
     panda.gravity = nalgebra::Vector3::zeros();

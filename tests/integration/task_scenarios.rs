@@ -38,7 +38,7 @@ fn error_of(text: &str) -> String {
     }
 }
 
-/// The point mass of seed 001 sec. IV-A2 (m = 1, estimate 0.9, no gravity,
+/// The point mass of Wensing, Englsberger & Slotine (2023), sec. IV-A2 (m = 1, estimate 0.9, no gravity,
 /// Lambda = K_D = 1), now under the operational-space Slotine-Li law on a
 /// circle in the z = 0 plane, started at rest: with C* the path stays in
 /// the plane; with task-space torsion C_task = -5 (x_dot x) it climbs out of

@@ -284,7 +284,7 @@ fn frame_angle_is_the_rotation_between_frames() {
     assert!((frame_angle(&(r.matrix() * 3.0)) - 2.5).abs() < 1e-12);
 }
 
-/// Seed 001 Fig. 3's connections on Euclidean R^3: their classes, and the
+/// Wensing, Englsberger & Slotine (2023), Fig. 3's connections on Euclidean R^3: their classes, and the
 /// transported vectors against the closed forms in their doc comments.
 #[test]
 fn euclidean_connections_of_fig_3() {

@@ -73,7 +73,7 @@ pub struct Task {
     /// away (or out of reach) asks for a bounded speed. Infinite: none.
     pub error_limit: [f64; 2],
     /// Torsion added in task space: beta S^T (S x_dot x) S on triples of task
-    /// coordinates (seed 001 eq. 12 applied to the task-space factorization).
+    /// coordinates (Wensing, Englsberger & Slotine (2023), eq. 12 applied to the task-space factorization).
     pub torsion: Vec<TorsionTerm>,
 }
 
