@@ -72,7 +72,9 @@ def slug(text):
     # Inline Markdown that does not reach the id: links keep their text, code
     # ticks, emphasis marks and escapes are dropped.
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"<[^>]+>", "", text)
+    # HTML tags are dropped outside code spans; a code span keeps its text.
+    parts = re.split(r"(`+[^`]*`+)", text)
+    text = "".join(p.strip("`") if p.startswith("`") else re.sub(r"<[^>]+>", "", p) for p in parts)
     text = text.strip().lower()
     text = "".join(c for c in text if c.isalnum() or c in " -_")
     return text.replace(" ", "-")
@@ -168,6 +170,14 @@ def main():
             continue
         count += check_file(path, problems)
     count += check_summary(problems)
+    # One line per broken target (a missing chapter is also a broken link).
+    seen, unique = set(), []
+    for p in problems:
+        key = p.rsplit(" (", 1)[0]
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    problems = unique
     for p in problems:
         if p != "missing file":
             print(p)
