@@ -21,6 +21,11 @@ use crate::spatial::{mul_motion, to_vec6, Force, Matrix6, Motion};
 use nalgebra::{Cholesky, DMatrix, DVector, Matrix6 as M6, Vector6};
 
 /// Forward dynamics qddot = H^-1 (tau - C v - g), left in `ws.ddq`.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `tau.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn aba<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -135,6 +140,12 @@ fn solve_free_root(
 /// qddot = H^-1 (tau - C v - g) from the cluster-level H and bias forces
 /// (O(N d + n^3); not positive definite gives non-finite values): the
 /// baseline for [`super::cluster_aba`] on coupled models.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `tau` has fewer
+/// than `model.nv` entries (extra entries are ignored);
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn aba_dense<'w>(
     model: &Model,
     ws: &'w mut Workspace,

@@ -31,6 +31,11 @@ use crate::model::Model;
 
 /// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (Wensing, Englsberger & Slotine (2023), eq. 10,
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
+///
+/// # Panics
+/// If `q.len() != model.nq`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
     let mut tree = std::mem::take(&mut ws.tree);

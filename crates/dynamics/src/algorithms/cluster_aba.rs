@@ -79,6 +79,12 @@ impl ClusterBuffers {
 /// Forward dynamics qddot = H^-1 (tau - C v - g) of a coupled model over
 /// its cluster tree, left in `ws.ddq` (system speeds). A model without
 /// mimic joints is a tree: use [`super::aba`].
+///
+/// # Panics
+/// If the model has no mimic joints ([`Model::coupling`] is `None`), or
+/// `q.len() != model.nq`, `v.len() != model.nv` or `tau.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn cluster_aba<'w>(
     model: &Model,
     ws: &'w mut Workspace,

@@ -21,6 +21,11 @@ use nalgebra::DMatrix;
 
 /// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`.
 /// With [`BodyFactorization::ChristoffelConsistent`] it is C*.
+///
+/// # Panics
+/// If `q.len() != model.nq` or `v.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn coriolis_matrix<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -35,6 +40,11 @@ pub fn coriolis_matrix<'w>(
 /// C(q, v), H(q) and dH/dt together (Echeandia & Wensing (2021), Algorithm 1), left in
 /// `ws.coriolis`, `ws.mass_matrix` and `ws.mass_matrix_dot`. Joint armature
 /// adds to H's diagonal only (constant: C and dH/dt are unchanged).
+///
+/// # Panics
+/// If `q.len() != model.nq` or `v.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn coriolis_matrix_and_derivatives(
     model: &Model,
     ws: &mut Workspace,

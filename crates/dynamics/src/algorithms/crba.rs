@@ -17,7 +17,16 @@ use nalgebra::DMatrix;
 /// For a tree, entries of speeds on different branches are never written:
 /// they keep the zero the workspace was allocated with.
 /// With a free root, `ws.placements`, `ws.axes` and `ws.composite_inertias`
-/// are left in the root's body frame, not the world's (see [`mass_matrix`]).
+/// are left in the root's body frame, not the world's: every entry
+/// Phi_k . (I^C Phi_j) is the same in any frame shared by the whole tree,
+/// and this one saves the root's placement. Call
+/// [`forward_kinematics`](super::forward_kinematics) afterwards for world
+/// placements.
+///
+/// # Panics
+/// If `q.len() != model.nq`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<f64> {
     assert_eq!(q.len(), model.nq, "crba: wrong input size");
     #[cfg(target_arch = "x86_64")]

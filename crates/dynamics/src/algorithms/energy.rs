@@ -8,6 +8,11 @@ use crate::model::Model;
 
 /// Kinetic energy T = 1/2 sum_i v_i . I_i v_i + 1/2 sum_s a_s v_s^2
 /// = 1/2 v^T H v (a: the joint armature).
+///
+/// # Panics
+/// If `q.len() != model.nq` or `v.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
     assert!(
         q.len() == model.nq && v.len() == model.nv,
@@ -27,6 +32,11 @@ pub fn kinetic_energy(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) -
 }
 
 /// Potential energy U = -sum_i m_i g . c_i in the uniform gravity field.
+///
+/// # Panics
+/// If `q.len() != model.nq`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn potential_energy(model: &Model, ws: &mut Workspace, q: &[f64]) -> f64 {
     assert_eq!(q.len(), model.nq, "potential_energy: wrong input size");
     let mut tree = std::mem::take(&mut ws.tree);

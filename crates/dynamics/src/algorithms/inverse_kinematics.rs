@@ -13,6 +13,12 @@ use crate::spatial::{Mat3, Vec3};
 
 /// Moves `q` so that frame `frame` approaches `target` (world), in at most
 /// `iterations` damped steps; returns the remaining distance, m.
+///
+/// # Panics
+/// If `q.len() != model.nq` or `frame` is not an index into
+/// `model.frames`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn position_ik(
     model: &Model,
     ws: &mut Workspace,

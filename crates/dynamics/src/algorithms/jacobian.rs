@@ -20,6 +20,11 @@ pub enum JacobianFrame {
 
 /// World placement of frame `frame`, from `ws.placements` (call
 /// `forward_kinematics` first).
+///
+/// # Panics
+/// If `frame` is not an index into `model.frames`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn frame_placement(model: &Model, ws: &Workspace, frame: usize) -> Transform {
     let f = &model.frames[frame];
     match f.body {
@@ -31,6 +36,11 @@ pub fn frame_placement(model: &Model, ws: &Workspace, frame: usize) -> Transform
 /// Jacobian of frame `frame` (6 x nv, rows `[angular; linear]`): the twist of
 /// the frame at its origin is J v. Needs `forward_kinematics`; left in
 /// `ws.jacobian`.
+///
+/// # Panics
+/// If `frame` is not an index into `model.frames`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn frame_jacobian<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -69,6 +79,12 @@ pub fn frame_jacobian<'w>(
 /// [w_k; v_k + w_k x p] has derivative [w_k'; v_k' + w_k' x p + w_k x p_dot];
 /// a `Local` column is R^T times it, so its derivative is
 /// R^T (d/dt(column) - w x column), w the frame's angular velocity.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `frame` is not
+/// an index into `model.frames`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn frame_jacobian_time_derivative(
     model: &Model,
     ws: &mut Workspace,

@@ -105,6 +105,11 @@ pub(crate) fn joint_motion(model: &Model, ws: &Workspace, i: usize, v: &[f64]) -
 
 /// Computes `ws.placements` and `ws.axes` for configuration `q` (the
 /// system's; with mimic joints every body, mimicking ones included, is placed).
+///
+/// # Panics
+/// If `q.len() != model.nq`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     assert_eq!(q.len(), model.nq, "configuration has the wrong size");
     let mut tree = std::mem::take(&mut ws.tree);

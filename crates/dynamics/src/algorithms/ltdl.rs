@@ -66,6 +66,9 @@ impl Ltdl {
     /// Factorizes the symmetric positive definite `h` (its lower triangle;
     /// the upper one is not read). False when a pivot is not positive (H
     /// not positive definite): the factor is then unusable.
+    ///
+    /// # Panics
+    /// If `h` is not `model.nv` x `model.nv` for the model given to [`Ltdl::new`].
     pub fn factor(&mut self, h: &DMatrix<f64>) -> bool {
         let n = self.parent.len();
         self.factor.copy_from(h);
@@ -93,6 +96,9 @@ impl Ltdl {
 
     /// Solves H x = b in place (`x` holds b on entry) with the last
     /// factor: x = L^-1 D^-1 L^-T b.
+    ///
+    /// # Panics
+    /// If `x` has fewer than `model.nv` entries.
     pub fn solve(&self, x: &mut [f64]) {
         let n = self.parent.len();
         let f = self.factor.as_slice();
@@ -131,6 +137,9 @@ impl Ltdl {
     /// elimination tree). The first sweep and D^-1 then touch that chain only;
     /// the last sweep fills the whole tree. Six columns side by side make
     /// every update one short vector operation.
+    ///
+    /// # Panics
+    /// If `last >= model.nv` or `x` has fewer than `model.nv` entries.
     pub fn solve_six_on_support(&self, last: usize, x: &mut [[f64; 6]]) {
         let n = self.parent.len();
         let f = self.factor.as_slice();

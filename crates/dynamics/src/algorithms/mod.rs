@@ -71,10 +71,14 @@ pub const MAX_DYNAMICS_DOF: usize = 128;
 #[derive(Debug, thiserror::Error)]
 #[error("{nv} degrees of freedom, more than the {MAX_DYNAMICS_DOF} the dynamics handle (a workspace holds nv^3 Christoffel symbols)")]
 pub struct TooManyDofs {
+    /// The model's number of speeds.
     pub nv: usize,
 }
 
 /// Refuses a model too large for the dynamics workspaces.
+///
+/// # Errors
+/// [`TooManyDofs`] when `model.nv` exceeds [`MAX_DYNAMICS_DOF`].
 pub fn check_dynamics_size(model: &Model) -> Result<(), TooManyDofs> {
     if model.nv > MAX_DYNAMICS_DOF {
         return Err(TooManyDofs { nv: model.nv });
@@ -177,6 +181,10 @@ impl Workspace {
     }
 
     /// Christoffel symbol `G_ijk` = [C*(q, e_j)]_{ik} after `christoffel_symbols`.
+    ///
+    /// # Panics
+    /// If `(i * nv + j) * nv + k` is out of range (for indices below
+    /// `model.nv` it never is).
     pub fn christoffel_symbol(&self, i: usize, j: usize, k: usize) -> f64 {
         self.christoffel[(i * self.nv + j) * self.nv + k]
     }

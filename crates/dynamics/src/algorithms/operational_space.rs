@@ -63,6 +63,9 @@ impl OperationalSpaceWorkspace {
     }
 
     /// Buffers for the end frames `frames` (indices into `model.frames`).
+    ///
+    /// # Panics
+    /// If an entry of `frames` is not an index into `model.frames`.
     pub fn new(model: &Model, frames: &[usize]) -> Self {
         let m = frames.len();
         let frame_body: Vec<Option<usize>> = frames.iter().map(|&f| model.frames[f].body).collect();
@@ -172,6 +175,10 @@ pub(super) fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Mat
 /// Lambda^-1 for the workspace's end frames by the EFPA, left in
 /// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..); with mimic
 /// joints by the EFPA over the cluster tree (`cluster_operational_space.rs`).
+///
+/// # Panics
+/// If `q.len() != model.nq`; also when `ws` or `os` was made for another
+/// model (out-of-range indices or mismatched dimensions).
 pub fn operational_space_inverse_inertia<'o>(
     model: &Model,
     ws: &mut Workspace,
@@ -286,6 +293,10 @@ fn root_armature(model: &Model, ws: &Workspace, os: &mut OperationalSpaceWorkspa
 
 /// The dense formula J H^-1 J^T with the frames' `Local` Jacobians stacked
 /// (CRBA and a Cholesky factorization): the check and baseline for the EFPA.
+///
+/// # Panics
+/// If `q.len() != model.nq` or an entry of `frames` is not an index into
+/// `model.frames`; also when `ws` was made for another model.
 pub fn operational_space_inverse_inertia_dense(
     model: &Model,
     ws: &mut Workspace,

@@ -53,6 +53,11 @@ fn body_regressor(v: &Motion, a: &Motion) -> [Force; PARAMETERS_PER_BODY] {
 
 /// Y(q, v, a), nv x 10 nbodies (column block i = body i's parameters in its
 /// own frame), with gravity; left in `ws.regressor`.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `a.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn joint_torque_regressor<'w>(
     model: &Model,
     ws: &'w mut Workspace,

@@ -14,6 +14,11 @@ use nalgebra::DVector;
 
 /// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`;
 /// with joint armature H includes diag(armature), so tau gains armature o a.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `a.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn rnea<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -45,6 +50,11 @@ pub fn rnea<'w>(
 }
 
 /// Generalized gravity g(q) = rnea(q, 0, 0), left in `ws.tau`.
+///
+/// # Panics
+/// If `q.len() != model.nq`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn generalized_gravity<'w>(
     model: &Model,
     ws: &'w mut Workspace,

@@ -23,6 +23,12 @@ use crate::model::Model;
 use crate::spatial::{inertia_features, Motion};
 
 /// Writes Y(q, v, v_r, a_r)^T s (length 10 nbodies) into `out`.
+///
+/// # Panics
+/// If `q.len() != model.nq`, any of `v`, `v_r`, `a_r`, `s` does not have
+/// `model.nv` entries, or `out.len() != PARAMETERS_PER_BODY * model.nbodies()`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 #[allow(clippy::too_many_arguments)]
 pub fn slotine_li_regressor_transpose(
     model: &Model,

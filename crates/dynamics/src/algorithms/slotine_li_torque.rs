@@ -19,6 +19,12 @@ use nalgebra::DVector;
 /// tau = H(q) a_r + C(q, v) v_r + g(q) for the factorization `b`
 /// (C* with [`BodyFactorization::ChristoffelConsistent`]), left in `ws.tau`;
 /// joint armature, part of H, adds armature o a_r.
+///
+/// # Panics
+/// If `q.len() != model.nq` or any of `v`, `v_r`, `a_r` does not have
+/// `model.nv` entries;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn slotine_li_torque<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -45,6 +51,11 @@ pub fn slotine_li_torque<'w>(
 
 /// The product C(q, v) x for the factorization `b`, in O(N) without forming
 /// C (the same recursion with a_r = 0 and no gravity), left in `ws.tau`.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv` or `x.len() != model.nv`;
+/// also when `ws` was made for another model (out-of-range indices or
+/// mismatched dimensions).
 pub fn coriolis_product<'w>(
     model: &Model,
     ws: &'w mut Workspace,

@@ -31,12 +31,19 @@ impl ContorsionForce {
     }
 
     /// Keeps C*(q, v) for the next [`Self::compute`] at the same state.
+    ///
+    /// # Panics
+    /// If `c_star` is not nv x nv (the `nv` given to [`Self::new`]).
     pub fn keep_c_star(&mut self, c_star: &DMatrix<f64>) {
         self.c_star.copy_from(c_star);
     }
 
     /// (C - C*) v_r into [`Self::force`], `c` the factorization's C at the
     /// state of the kept C* (exactly zero for C* itself).
+    ///
+    /// # Panics
+    /// If `v_r` has more than nv entries or `c` fewer than nv rows or than
+    /// `v_r.len()` columns (a shorter `v_r` is read as its first entries only).
     pub fn compute(&mut self, c: &DMatrix<f64>, v_r: &[f64]) -> &[f64] {
         self.force.fill(0.0);
         for (k, x) in v_r.iter().enumerate() {

@@ -16,15 +16,19 @@ use nalgebra::{Matrix3, Vector3};
 /// A connection on Euclidean R^3 with constant coefficients.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EuclideanConnection {
+    /// Short name, as in the figures.
     pub name: &'static str,
-    /// G[i][j][k] = G_ijk, C_ik(v) = G_ijk v_j.
+    /// `G[i][j][k]` = G_ijk, C_ik(v) = G_ijk v_j (first index the row of C,
+    /// second the speed, third the column).
     pub gamma: [[[f64; 3]; 3]; 3],
 }
 
 /// A point of a geodesic with the vectors transported to it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Station {
+    /// Time along the geodesic (s).
     pub t: f64,
+    /// Position in R^3 (m).
     pub position: Vector3<f64>,
     /// The three transported vectors (they start as the standard basis).
     pub frame: [Vector3<f64>; 3],

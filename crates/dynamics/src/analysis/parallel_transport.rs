@@ -26,6 +26,8 @@ use nalgebra::Matrix3;
 /// A connection given by its Coriolis product: `out` = C(q, v) x, with
 /// C_ik = G_ijk v_j (Wensing, Englsberger & Slotine (2023), eq. 10).
 pub trait Connection {
+    /// Writes C(q, v) x into `out` (all slices of length `model.nv`, `q` of
+    /// length `model.nq`); `ws` is a workspace made for `model`.
     fn coriolis_product(
         &self,
         model: &Model,
@@ -101,6 +103,9 @@ impl ParallelTransport {
     /// compare variants) starting at configuration `q` with the H-orthonormal
     /// frame obtained from the first three unit speeds by Gram-Schmidt in
     /// the H inner product (for the point mass, e_i / sqrt(m)).
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`.
     pub fn new(model: &Model, q: &[f64]) -> Self {
         let n = model.nv;
         let count = n.min(3);
@@ -145,6 +150,9 @@ impl ParallelTransport {
     }
 
     /// Transported vector `c` (speed components, n entries).
+    ///
+    /// # Panics
+    /// If `c > self.count()`.
     pub fn vector(&self, c: usize) -> &[f64] {
         let n = self.solver.model.nv;
         &self.state[c * n..(c + 1) * n]
@@ -162,6 +170,10 @@ impl ParallelTransport {
     /// step keeps fourth order up to that interpolation's O(dt^4)); with a
     /// free root q moves from q0 by (3 v0 + v1) / 4 for dt / 2 and the speed
     /// is the mean (second order).
+    ///
+    /// # Panics
+    /// If `q0` or `q1` has fewer than `model.nq` entries or `v0` or `v1` fewer
+    /// than `model.nv`, or if `conn` panics on them.
     pub fn step_along(
         &mut self,
         conn: &impl Connection,
@@ -214,6 +226,9 @@ impl ParallelTransport {
 
     /// Advances (q, v) one RK4 step `dt` along the geodesic of `conn`,
     /// H q_ddot + C(q, q_dot) q_dot = 0, transporting the vectors with it.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq` or `v.len() != model.nv`.
     pub fn step_geodesic(&mut self, conn: &impl Connection, q: &mut [f64], v: &mut [f64], dt: f64) {
         let n = self.solver.model.nv;
         let len = self.state.len();
@@ -245,6 +260,9 @@ impl ParallelTransport {
 
     /// The H-Gram matrix X^T H(q) X of the vectors (3 x 3; identity beyond
     /// [`Self::count`]). Constant for every metric-compatible connection.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`.
     pub fn gram(&mut self, q: &[f64]) -> Matrix3<f64> {
         let x = &self.state[..self.hx.len()];
         inner(&mut self.solver, &mut self.hx, q, x, x)
@@ -256,6 +274,10 @@ impl ParallelTransport {
     /// variant's run, once with its C and once with C*); for frames on
     /// different runs H(q) of this one is used, exact only where H is
     /// constant (the point mass).
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq` or `other` was made for a model with another
+    /// `nv`.
     pub fn angle_to(&mut self, q: &[f64], other: &ParallelTransport) -> f64 {
         let x = &self.state[..self.hx.len()];
         frame_angle(&inner(&mut self.solver, &mut self.hx, q, x, other.frame()))

@@ -8,6 +8,10 @@ use nalgebra::DMatrix;
 
 /// `(H_bar, C_bar)` from H, C, the map A (v = A v_bar) and its time
 /// derivative A_dot along the motion.
+///
+/// # Panics
+/// If the dimensions do not match: `h` and `c` n x n, `a` and `a_dot`
+/// n x m (nalgebra's dimension checks).
 pub fn transform_coriolis(
     h: &DMatrix<f64>,
     c: &DMatrix<f64>,

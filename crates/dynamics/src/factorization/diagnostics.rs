@@ -26,6 +26,10 @@ pub struct Diagnostics {
 
 /// max |dH/dt - C - C^T| over the entries, without temporaries (`hdot` and
 /// `c` square, of one size).
+///
+/// # Panics
+/// If `c` has more columns than rows, or `hdot` is smaller than `c`'s
+/// rows x rows.
 pub fn skew_residual(hdot: &DMatrix<f64>, c: &DMatrix<f64>) -> f64 {
     let n = c.nrows();
     let mut max: f64 = 0.0;
@@ -68,6 +72,12 @@ impl Diagnoser {
     /// connection is torsion-free, so this holds for both coordinates and
     /// the free root's body-frame speeds. The contorsion is D = G* - G
     /// (Wensing, Englsberger & Slotine (2023), after eq. 9).
+    ///
+    /// # Panics
+    /// If the diagnoser was made for a model with another `nv`,
+    /// `q.len() != model.nq` or `v.len() != model.nv`, `ws` was made for another
+    /// model, or `f` does not fit the model (what [`Factorization::validate`]
+    /// refuses).
     pub fn diagnose(
         &mut self,
         model: &Model,
@@ -127,6 +137,11 @@ impl Diagnoser {
 
 /// All diagnostics of `f` at (q, v), with buffers allocated for this call
 /// (for a one-off; [`Diagnoser`] for every sample of a run).
+///
+/// # Panics
+/// If `q.len() != model.nq` or `v.len() != model.nv`, `ws` was made for
+/// another model, or `f` does not fit the model (what
+/// [`Factorization::validate`] refuses).
 pub fn diagnose(
     model: &Model,
     ws: &mut Workspace,

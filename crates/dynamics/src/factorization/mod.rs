@@ -25,6 +25,7 @@ use nalgebra::{DMatrix, DVector};
 /// A torsion strength beta(q) = constant + sum_l gradient_l q_l.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Beta {
+    /// The constant part.
     pub constant: f64,
     /// Pairs (configuration index l, coefficient of q_l).
     pub gradient: Vec<(usize, f64)>,
@@ -40,6 +41,10 @@ impl Beta {
     }
 
     /// beta(q).
+    ///
+    /// # Panics
+    /// If a gradient index is not below `q.len()` ([`Factorization::validate`]
+    /// checks it against `model.nq`).
     #[inline]
     pub fn value(&self, q: &[f64]) -> f64 {
         self.gradient
@@ -52,7 +57,9 @@ impl Beta {
 /// speed indices i < j < k.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TorsionTerm {
+    /// The speed indices i < j < k.
     pub indices: [usize; 3],
+    /// The strength beta_ijk(q).
     pub beta: Beta,
 }
 
@@ -75,25 +82,42 @@ pub enum Factorization {
 /// Why a factorization cannot be used on a model.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FactorizationError {
+    /// Torsion on a model with fewer than 3 speeds.
     #[error("torsion needs at least 3 degrees of freedom: with n = {nv} the Christoffel-consistent C* is the only admissible factorization (Wensing, Englsberger & Slotine (2023), Cor. III.2)")]
-    TooFewDofs { nv: usize },
-    #[error("torsion term ({i}, {j}, {k}): the speed indices must satisfy i < j < k < n = {nv}")]
-    BadIndices {
-        i: usize,
-        j: usize,
-        k: usize,
+    TooFewDofs {
+        /// The model's number of speeds.
         nv: usize,
     },
+    /// A torsion term whose indices are not i < j < k < nv.
+    #[error("torsion term ({i}, {j}, {k}): the speed indices must satisfy i < j < k < n = {nv}")]
+    BadIndices {
+        /// First index of the term.
+        i: usize,
+        /// Second index.
+        j: usize,
+        /// Third index.
+        k: usize,
+        /// The model's number of speeds.
+        nv: usize,
+    },
+    /// A torsion strength that depends on a coordinate the model lacks.
     #[error("torsion term ({i}, {j}, {k}): beta depends on q[{index}], but the configuration has {nq} entries")]
     BadGradient {
+        /// First index of the term.
         i: usize,
+        /// Second index.
         j: usize,
+        /// Third index.
         k: usize,
+        /// The configuration index beta depends on.
         index: usize,
+        /// The model's number of coordinates.
         nq: usize,
     },
+    /// A torsion factorization without terms.
     #[error("a torsion factorization needs at least one term")]
     NoTerms,
+    /// A name [`Factorization::from_name`] does not know.
     #[error("unknown factorization '{0}' (known: christoffel, classic, alternate; torsion is given with its terms)")]
     Unknown(String),
 }
@@ -101,6 +125,9 @@ pub enum FactorizationError {
 impl Factorization {
     /// The factorization named `name` (`christoffel`, `classic`,
     /// `alternate`); `torsion` needs its terms, see [`Self::torsion_on_all_triples`].
+    ///
+    /// # Errors
+    /// [`FactorizationError::Unknown`] for any other name (including `torsion`).
     pub fn from_name(name: &str) -> Result<Self, FactorizationError> {
         match name {
             "christoffel" => Ok(Factorization::ChristoffelConsistent),
@@ -122,6 +149,9 @@ impl Factorization {
 
     /// Torsion with the same strength on every triple i < j < k of an
     /// nv-DoF system (for the 3-D point mass: C = beta (v x)).
+    ///
+    /// # Errors
+    /// [`FactorizationError::TooFewDofs`] when `nv < 3`.
     pub fn torsion_on_all_triples(nv: usize, beta: Beta) -> Result<Self, FactorizationError> {
         if nv < 3 {
             return Err(FactorizationError::TooFewDofs { nv });
@@ -141,6 +171,14 @@ impl Factorization {
     }
 
     /// Checks that the factorization fits `model`.
+    ///
+    /// # Errors
+    /// For a torsion factorization: [`FactorizationError::TooFewDofs`] when
+    /// `model.nv < 3`, [`FactorizationError::NoTerms`] without terms,
+    /// [`FactorizationError::BadIndices`] when a term's indices are not
+    /// i < j < k < nv, [`FactorizationError::BadGradient`] when a strength
+    /// depends on a coordinate index >= `model.nq`. The body-level choices are
+    /// always valid.
     pub fn validate(&self, model: &Model) -> Result<(), FactorizationError> {
         let Factorization::Torsion(terms) = self else {
             return Ok(());
@@ -182,6 +220,11 @@ impl Factorization {
 
     /// C(q, v), left in `ws.coriolis`: Algorithm 1 (O(Nd)) plus the torsion
     /// terms. Call [`Self::validate`] first.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq` or `v.len() != model.nv`, if `ws` was made for
+    /// another model, or if a torsion term's indices or strength do not fit the
+    /// model (what [`Self::validate`] refuses).
     pub fn coriolis_matrix<'w>(
         &self,
         model: &Model,
@@ -197,6 +240,11 @@ impl Factorization {
     /// c += the torsion terms' beta (u x) on rows and columns (i, j, k),
     /// u = (v_i, v_j, v_k) (nothing for the body-level choices): turns the
     /// matrix of [`Self::body_level`] into this factorization's C.
+    ///
+    /// # Panics
+    /// If a torsion term's index is out of range for `v` or `c`, or its
+    /// strength depends on an index out of range for `q` (what
+    /// [`Self::validate`] refuses).
     pub fn add_torsion_terms(&self, q: &[f64], v: &[f64], c: &mut DMatrix<f64>) {
         if let Factorization::Torsion(terms) = self {
             for t in terms {
@@ -214,6 +262,11 @@ impl Factorization {
 
     /// C(q, v) x without forming C: O(N) for the body-level choices, plus
     /// beta S^T ((S v) x (S x)) per torsion term. Left in `ws.tau`.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`, `v` or `x` does not have `model.nv` entries,
+    /// if `ws` was made for another model, or if a torsion term does not fit the
+    /// model (what [`Self::validate`] refuses).
     pub fn coriolis_product<'w>(
         &self,
         model: &Model,
@@ -229,6 +282,11 @@ impl Factorization {
 
     /// The Slotine-Li torque H(q) a_r + C(q, v) v_r + g(q) with this
     /// factorization's C, in O(N) plus the torsion terms. Left in `ws.tau`.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`, any of `v`, `v_r`, `a_r` does not have
+    /// `model.nv` entries, if `ws` was made for another model, or if a torsion
+    /// term does not fit the model (what [`Self::validate`] refuses).
     pub fn slotine_li_torque<'w>(
         &self,
         model: &Model,
@@ -260,6 +318,11 @@ impl Factorization {
     /// factorization (Wensing, Englsberger & Slotine (2023), eq. 10), index `(i * nv + j) * nv + k`, into
     /// `out` (length nv^3). C* uses Algorithm 2; the other body-level
     /// choices one Algorithm 1 per unit speed; torsion adds beta eps_ijk.
+    ///
+    /// # Panics
+    /// If `out.len() != model.nv^3`, `q.len() != model.nq`, if `ws` was made
+    /// for another model, or if a torsion term does not fit the model (what
+    /// [`Self::validate`] refuses).
     pub fn connection_coefficients(
         &self,
         model: &Model,

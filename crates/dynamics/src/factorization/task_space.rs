@@ -28,6 +28,11 @@ pub struct TaskSpace {
 
 /// Lambda^-1, Lambda and C_task for `frames` with the factorization `f`
 /// (dense formulas; the EFPA gives Lambda^-1 alone faster).
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv`, an entry of `frames` is
+/// not an index into `model.frames`, `ws` was made for another model, or `f`
+/// does not fit the model (what [`Factorization::validate`] refuses).
 pub fn task_space_dynamics(
     model: &Model,
     ws: &mut Workspace,

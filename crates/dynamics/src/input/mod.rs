@@ -50,24 +50,42 @@ impl InputKind {
 /// Why an input file was not read; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
+    /// The file could not be opened or read, or its text is not UTF-8.
     #[error("{file}: cannot read file: {error}")]
     Io {
+        /// The file.
         file: PathBuf,
+        /// The operating system's (or the UTF-8 decoder's) error.
         error: std::io::Error,
     },
+    /// The path is a folder, device or pipe.
     #[error("{file}: not a regular file (a folder, device or pipe cannot be read as {what})")]
-    NotRegularFile { file: PathBuf, what: &'static str },
+    NotRegularFile {
+        /// The path.
+        file: PathBuf,
+        /// What the file was to be read as.
+        what: &'static str,
+    },
+    /// The file is larger than its kind's [`InputKind::max_bytes`].
     #[error("{file}: {size} bytes or more, larger than the {limit} bytes allowed for {what}")]
     TooLarge {
+        /// The file.
         file: PathBuf,
+        /// What the file was read as ("a robot description", ...).
         what: &'static str,
+        /// Its size in bytes (or the bytes read before stopping).
         size: u64,
+        /// The limit in bytes.
         limit: u64,
     },
+    /// XML elements nested deeper than [`MAX_XML_DEPTH`].
     #[error("{file}: line {line}: XML elements nested deeper than {limit} levels; refused before parsing")]
     TooDeep {
+        /// The file.
         file: PathBuf,
+        /// The line where the limit is passed.
         line: usize,
+        /// The depth limit.
         limit: usize,
     },
 }
@@ -75,6 +93,11 @@ pub enum InputError {
 /// `path` opened for reading, refused when it is not a regular file or is
 /// larger than `kind`'s limit; reading stops one byte past the limit, so a
 /// file that grows while it is read cannot hold more than the limit unseen.
+///
+/// # Errors
+/// [`InputError::Io`] when `path` cannot be inspected or opened,
+/// [`InputError::NotRegularFile`] when it is not a regular file,
+/// [`InputError::TooLarge`] when it is larger than `kind`'s limit.
 pub fn open(path: &Path, kind: InputKind) -> Result<std::io::Take<std::fs::File>, InputError> {
     let io = |error| InputError::Io {
         file: path.to_path_buf(),
@@ -110,6 +133,10 @@ fn too_large(path: &Path, kind: InputKind, size: u64) -> InputError {
 
 /// The bytes of `path`, with the checks of [`open`]. Memory stays bounded
 /// by the limit.
+///
+/// # Errors
+/// As [`open`]; also [`InputError::Io`] when reading fails and
+/// [`InputError::TooLarge`] when the file grew past the limit while read.
 pub fn read_bytes(path: &Path, kind: InputKind) -> Result<Vec<u8>, InputError> {
     let mut file = open(path, kind)?;
     let mut bytes = Vec::new();
@@ -125,6 +152,10 @@ pub fn read_bytes(path: &Path, kind: InputKind) -> Result<Vec<u8>, InputError> {
 }
 
 /// The text of `path` (UTF-8), with the checks of [`read_bytes`].
+///
+/// # Errors
+/// As [`read_bytes`]; also [`InputError::Io`] (kind `InvalidData`) when the
+/// bytes are not UTF-8.
 pub fn read_text(path: &Path, kind: InputKind) -> Result<String, InputError> {
     String::from_utf8(read_bytes(path, kind)?).map_err(|e| InputError::Io {
         file: path.to_path_buf(),

@@ -18,6 +18,9 @@ pub const MAX_XML_DEPTH: usize = 256;
 /// `file` and the line where the limit is passed. Comments, CDATA,
 /// processing instructions, declarations and quoted attribute values are
 /// skipped; malformed text the scan cannot follow is left to the parser.
+///
+/// # Errors
+/// [`InputError::TooDeep`] when an element is nested deeper than [`MAX_XML_DEPTH`].
 pub fn check_xml_depth(text: &[u8], file: &Path) -> Result<(), InputError> {
     match StartTags::new(text).find(|t| t.depth > MAX_XML_DEPTH) {
         None => Ok(()),

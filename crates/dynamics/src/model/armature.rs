@@ -11,27 +11,52 @@ use super::Model;
 /// A refused armature; each names the model (and the joint).
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ArmatureError {
+    /// [`Model::set_armature`] got a slice whose length is not `model.nv`.
     #[error("model '{model}': armature has {len} entries, the model has {nv} speeds (one per speed, independent joints only)")]
     WrongLength {
+        /// The model's name.
         model: String,
+        /// The slice's length.
         len: usize,
+        /// The model's number of speeds.
         nv: usize,
     },
+    /// An entry is negative, NaN or infinite.
     #[error("model '{model}': armature of joint '{joint}' (speed {speed}) is {value}; it must be finite and at least 0")]
     Invalid {
+        /// The model's name.
         model: String,
+        /// The joint of that speed.
         joint: String,
+        /// The system speed index.
         speed: usize,
+        /// The refused value (kg m^2 or kg).
         value: f64,
     },
+    /// No body's joint has this name.
     #[error("model '{model}': no joint named '{joint}' moves a body")]
-    UnknownJoint { model: String, joint: String },
+    UnknownJoint {
+        /// The model's name.
+        model: String,
+        /// The name asked for.
+        joint: String,
+    },
+    /// The joint mimics another, so it has no speed of its own.
     #[error("model '{model}': joint '{joint}' mimics another joint; its armature belongs to the joint it follows")]
-    MimicJoint { model: String, joint: String },
+    MimicJoint {
+        /// The model's name.
+        model: String,
+        /// The joint's name.
+        joint: String,
+    },
+    /// The joint has several speeds (a free root): use [`Model::set_armature`].
     #[error("model '{model}': joint '{joint}' has {dofs} speeds; give its armature with set_armature (one entry per speed)")]
     MultiDof {
+        /// The model's name.
         model: String,
+        /// The joint's name.
         joint: String,
+        /// Its number of speeds.
         dofs: usize,
     },
 }
@@ -52,6 +77,10 @@ impl Model {
     /// Sets the armature of every system speed (`model.nv` entries, in
     /// speed order; a free root's six speeds `[angular; linear]`, body
     /// frame). Each must be finite and at least 0; nothing changes on error.
+    ///
+    /// # Errors
+    /// [`ArmatureError::WrongLength`] when `armature.len() != self.nv`;
+    /// [`ArmatureError::Invalid`] when an entry is negative or not finite.
     pub fn set_armature(&mut self, armature: &[f64]) -> Result<(), ArmatureError> {
         if armature.len() != self.nv {
             return Err(ArmatureError::WrongLength {
@@ -78,6 +107,12 @@ impl Model {
     }
 
     /// Sets the armature of one independent 1-DoF joint by name.
+    ///
+    /// # Errors
+    /// [`ArmatureError::UnknownJoint`] when no body's joint is named `joint`,
+    /// [`ArmatureError::MimicJoint`] when it mimics another joint,
+    /// [`ArmatureError::MultiDof`] when it has more than one speed, and
+    /// [`ArmatureError::Invalid`] when `value` is negative or not finite.
     pub fn set_joint_armature(&mut self, joint: &str, value: f64) -> Result<(), ArmatureError> {
         let model = || self.name.clone();
         let b = self

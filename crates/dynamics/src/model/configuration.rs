@@ -10,6 +10,10 @@ impl Model {
     /// `q` moved by the speeds `v` held constant for time `dt`: the exact
     /// flow for joint coordinates and for the free root (SE(3) exponential
     /// of the body twist). The root quaternion is re-normalized.
+    ///
+    /// # Panics
+    /// If `out.len() != q.len()`, or `q` has fewer than `self.nq` entries or
+    /// `v` fewer than `self.nv`.
     pub fn integrate(&self, q: &[f64], v: &[f64], dt: f64, out: &mut [f64]) {
         out.copy_from_slice(q);
         for (i, b) in self.bodies.iter().enumerate() {
@@ -51,6 +55,10 @@ impl Model {
     /// (length nq): v for joint coordinates; for the free root the position
     /// rate R v_lin and the quaternion rate 1/2 quat * (w, 0), so that a
     /// classical Runge-Kutta method in q keeps its order.
+    ///
+    /// # Panics
+    /// If `q` or `out` has fewer than `self.nq` entries or `v` fewer than
+    /// `self.nv`.
     pub fn configuration_rate(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         for (i, b) in self.bodies.iter().enumerate() {
             let Some((vi, qi)) = self.system_indices(i) else {

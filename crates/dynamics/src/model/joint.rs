@@ -7,9 +7,15 @@ use crate::spatial::{axis_rotation, quaternion_to_matrix, Mat3, Motion, Transfor
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Joint {
     /// Rotation by q about `axis` (URDF revolute and continuous).
-    Revolute { axis: Vec3 },
+    Revolute {
+        /// Unit rotation axis in the joint frame.
+        axis: Vec3,
+    },
     /// Translation by q along `axis`.
-    Prismatic { axis: Vec3 },
+    Prismatic {
+        /// Unit translation axis in the joint frame.
+        axis: Vec3,
+    },
     /// 6-DoF root: q = [x, y, z, qx, qy, qz, qw], speeds = body twist [w; v].
     Free,
 }
@@ -17,9 +23,13 @@ pub enum Joint {
 /// URDF joint limits; infinite where the file gives none.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JointLimits {
+    /// Lowest position (rad or m).
     pub lower: f64,
+    /// Highest position (rad or m).
     pub upper: f64,
+    /// Largest effort (N m or N).
     pub effort: f64,
+    /// Largest speed (rad/s or m/s).
     pub velocity: f64,
 }
 
@@ -53,7 +63,7 @@ impl Joint {
 
     /// Placement of the successor frame, `frame * X_J(q)`, given the
     /// placement `frame` of the joint frame and the joint configuration `q`
-    /// (a slice of length `nq`). Rotations about a coordinate axis touch two
+    /// (a slice of length [`Self::nq`]). Rotations about a coordinate axis touch two
     /// columns only (as Pinocchio's RX, RY, RZ joints).
     /// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
     #[inline(always)]

@@ -13,37 +13,64 @@ use std::path::{Path, PathBuf};
 /// A bad `<mimic>` relation; each names the file and the mimicking joint.
 #[derive(Debug, thiserror::Error)]
 pub enum MimicError {
+    /// A joint mimics a joint the file does not define.
     #[error("{file}: joint '{joint}' mimics joint '{target}', which does not exist")]
     MissingTarget {
+        /// The description file.
         file: PathBuf,
+        /// The mimicking joint.
         joint: String,
+        /// The joint it names.
         target: String,
     },
+    /// A joint mimics a fixed joint.
     #[error("{file}: joint '{joint}' mimics joint '{target}', which is fixed (a mimic needs a moving joint)")]
     FixedTarget {
+        /// The description file.
         file: PathBuf,
+        /// The mimicking joint.
         joint: String,
+        /// The fixed joint it names.
         target: String,
     },
+    /// A fixed joint carries a `<mimic>` tag.
     #[error("{file}: joint '{joint}' is fixed and has a <mimic> tag (only revolute, continuous and prismatic joints can mimic)")]
-    FixedMimic { file: PathBuf, joint: String },
+    FixedMimic {
+        /// The description file.
+        file: PathBuf,
+        /// The fixed joint.
+        joint: String,
+    },
+    /// The relation involves a multi-DoF joint (a free root).
     #[error("{file}: joint '{joint}': the mimic relation involves '{target}', a multi-DoF joint ({dofs} speeds); only 1-DoF joints can be coupled")]
     MultiDof {
+        /// The description file.
         file: PathBuf,
+        /// The mimicking joint.
         joint: String,
+        /// The multi-DoF joint.
         target: String,
+        /// Its number of speeds.
         dofs: usize,
     },
+    /// The mimic relations form a cycle.
     #[error("{file}: joint '{joint}': the mimic relations form a cycle ({cycle})")]
     Cycle {
+        /// The description file.
         file: PathBuf,
+        /// A joint on the cycle.
         joint: String,
+        /// The joints of the cycle, in order.
         cycle: String,
     },
+    /// The multiplier or offset is NaN or infinite.
     #[error("{file}: joint '{joint}': mimic {field} is not a finite number")]
     NonFinite {
+        /// The description file.
         file: PathBuf,
+        /// The mimicking joint.
         joint: String,
+        /// `"multiplier"` or `"offset"`.
         field: &'static str,
     },
 }
@@ -52,9 +79,13 @@ pub enum MimicError {
 /// q_joint = multiplier q_primary + offset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MimicRelation {
+    /// The mimicking joint's name.
     pub joint: String,
+    /// The independent joint it follows (a mimic of a mimic resolved).
     pub primary: String,
+    /// The product of the multipliers along the chain.
     pub multiplier: f64,
+    /// The offset (rad or m), carried through the chain.
     pub offset: f64,
 }
 
@@ -91,6 +122,9 @@ pub struct Coupling {
 
 impl Coupling {
     /// The system speed that tree speed `k` follows, and its multiplier.
+    ///
+    /// # Panics
+    /// If `k` is not a tree speed index.
     #[inline]
     pub fn speed(&self, k: usize) -> (usize, f64) {
         (self.speed_of[k], self.multiplier[k])
@@ -107,12 +141,15 @@ impl Coupling {
     }
 
     /// Tree coordinate `t` as `(system coordinate, multiplier, offset)`:
-    /// q_tree[t] = multiplier q[system coordinate] + offset.
+    /// `q_tree[t] = multiplier * q[system coordinate] + offset`.
     pub fn coordinate(&self, t: usize) -> (usize, f64, f64) {
         (self.coord_of[t], self.coord_multiplier[t], self.offset[t])
     }
 
     /// q_tree = A q + b.
+    ///
+    /// # Panics
+    /// If `q` has fewer entries than the system's `nq`, or `out` more than the tree's `nq`.
     pub fn expand_q(&self, q: &[f64], out: &mut [f64]) {
         for (t, o) in out.iter_mut().enumerate() {
             *o = self.coord_multiplier[t] * q[self.coord_of[t]] + self.offset[t];
@@ -120,6 +157,9 @@ impl Coupling {
     }
 
     /// v_tree = A v.
+    ///
+    /// # Panics
+    /// If `v` has fewer entries than the system's `nv`, or `out` more than the tree's `nv`.
     pub fn expand_v(&self, v: &[f64], out: &mut [f64]) {
         for (k, o) in out.iter_mut().enumerate() {
             *o = self.multiplier[k] * v[self.speed_of[k]];
@@ -171,6 +211,9 @@ impl Model {
 
     /// Body `b`'s first speed and coordinate in the system's vectors, or
     /// `None` when its joint mimics another.
+    ///
+    /// # Panics
+    /// If `b` is not a body index.
     pub fn system_indices(&self, b: usize) -> Option<(usize, usize)> {
         let body = &self.bodies[b];
         match &self.coupling {
@@ -181,7 +224,7 @@ impl Model {
     }
 
     /// The system speed that tree speed `k` follows and its multiplier
-    /// (`(k, 1)` for a tree): v_tree[k] = m v[s], and a generalized force
+    /// (`(k, 1)` for a tree): `v_tree[k] = m * v[s]`, and a generalized force
     /// f on tree speed k adds m f to system speed s.
     #[inline]
     pub fn system_speed(&self, k: usize) -> (usize, f64) {

@@ -48,6 +48,7 @@ pub struct Body {
     pub joint_name: String,
     /// Parent body, or `None` when the parent is the world (fixed base).
     pub parent: Option<usize>,
+    /// The joint type and its axis (in the joint frame).
     pub joint: Joint,
     /// Placement of the joint frame in the parent body frame (in the world
     /// frame for a child of the world), at q = 0.
@@ -65,14 +66,18 @@ pub struct Body {
 /// What a named frame is attached to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
+    /// A URDF link's frame.
     Link,
+    /// A URDF joint's frame (the child link's frame at the joint origin).
     Joint,
 }
 
 /// A named frame rigidly attached to a body (or to the world).
 #[derive(Clone, Debug)]
 pub struct Frame {
+    /// The link's or joint's name.
     pub name: String,
+    /// Whether it is a link or a joint frame.
     pub kind: FrameKind,
     /// Body it is attached to; `None` for the world (fixed-base links).
     pub body: Option<usize>,
@@ -83,14 +88,18 @@ pub struct Frame {
 /// A kinematic tree with its inertias and frames.
 #[derive(Clone, Debug)]
 pub struct Model {
+    /// The robot's name (the URDF `<robot name>`).
     pub name: String,
+    /// The moving bodies, each after its parent.
     pub bodies: Vec<Body>,
+    /// Named frames (the links and joints of a URDF).
     pub frames: Vec<Frame>,
     /// Gravity acceleration in world coordinates (default [0, 0, -9.81]).
     pub gravity: Vec3,
-    /// Number of coordinates and speeds of the system: all joints of a
-    /// tree; the independent ones when the model has a [`Coupling`].
+    /// Number of coordinates of the system: all joints of a tree; the
+    /// independent ones when the model has a [`Coupling`].
     pub nq: usize,
+    /// Number of speeds (degrees of freedom) of the system, as `nq`.
     pub nv: usize,
     /// For each tree speed index, the body it belongs to.
     pub dof_body: Vec<usize>,

@@ -13,10 +13,15 @@ use std::path::{Path, PathBuf};
 /// mass and inertia about its spin axis (axial) and a diameter (transverse).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rotor {
+    /// The driven joint's name (revolute or continuous).
     pub joint: String,
+    /// Gear ratio g, q_rotor = g q_joint (nonzero).
     pub gear_ratio: f64,
+    /// The rotor's mass (kg, positive).
     pub mass: f64,
+    /// Moment of inertia about the spin axis (kg m^2).
     pub axial_inertia: f64,
+    /// Moment of inertia about a diameter through the center of mass (kg m^2).
     pub transverse_inertia: f64,
 }
 
@@ -30,24 +35,50 @@ impl Rotor {
 /// A rotor that cannot be added; each names the file and the joint.
 #[derive(Debug, thiserror::Error)]
 pub enum RotorError {
+    /// No joint of the description has the rotor's joint name.
     #[error("{file}: a rotor drives joint '{joint}', which does not exist")]
-    MissingJoint { file: PathBuf, joint: String },
+    MissingJoint {
+        /// The description file.
+        file: PathBuf,
+        /// The joint name.
+        joint: String,
+    },
+    /// The driven joint is not revolute or continuous.
     #[error("{file}: a rotor drives joint '{joint}', which is {kind} (rotors turn with revolute or continuous joints)")]
     NotRevolute {
+        /// The description file.
         file: PathBuf,
+        /// The driven joint.
         joint: String,
+        /// Its URDF type.
         kind: String,
     },
+    /// Rotors were given but [`UrdfOptions::mimic`] is off.
     #[error("{file}: rotors are mimic joints of the joints they drive; they need mimic tags honoured (robot.mimic = true)")]
-    NeedsMimic { file: PathBuf },
+    NeedsMimic {
+        /// The description file.
+        file: PathBuf,
+    },
+    /// Two rotors drive the same joint.
     #[error("{file}: two rotors drive joint '{joint}'")]
-    Duplicate { file: PathBuf, joint: String },
+    Duplicate {
+        /// The description file.
+        file: PathBuf,
+        /// The driven joint.
+        joint: String,
+    },
+    /// A rotor's number is not finite, or the gear ratio is zero, the mass not positive, or the moments not those of a body symmetric about its axis.
     #[error("{file}: rotor of joint '{joint}': {field} = {value} {problem}")]
     Invalid {
+        /// The description file.
         file: PathBuf,
+        /// The driven joint.
         joint: String,
+        /// The rotor field (`"gear_ratio"`, `"mass"`, ...).
         field: &'static str,
+        /// Its value.
         value: f64,
+        /// What is wrong with it.
         problem: &'static str,
     },
 }
@@ -56,6 +87,11 @@ impl Model {
     /// Loads a URDF file and adds geared `rotors` to its joints. The rotor
     /// joints are mimic joints, so `options.mimic` must be on (off, they
     /// would be free, undriven joints, which is refused).
+    ///
+    /// # Errors
+    /// [`ModelError::Rotor`] when rotors are given with `options.mimic` off, a rotor is
+    /// invalid, drives a missing or non-revolute joint, or shares its joint with
+    /// another; otherwise as [`Model::from_urdf_file`].
     pub fn from_urdf_file_with_rotors(
         path: impl AsRef<Path>,
         options: UrdfOptions,

@@ -46,6 +46,13 @@ impl From<RootJoint> for UrdfOptions {
 
 impl Model {
     /// Loads a URDF file; what the loader changed is in [`Model::warnings`].
+    ///
+    /// # Errors
+    /// [`ModelError::Input`] when the file cannot be read (missing, not a
+    /// regular file, over 64 MiB, not UTF-8, XML nested too deep);
+    /// [`ModelError::TooMany`] or [`ModelError::Malformed`] when it cannot be
+    /// parsed; the other [`ModelError`] variants when the description is not a
+    /// supported tree (see [`Model::from_urdf_str`]).
     pub fn from_urdf_file(
         path: impl AsRef<Path>,
         options: impl Into<UrdfOptions>,
@@ -57,6 +64,20 @@ impl Model {
 
     /// Loads URDF text; `file` is only used to name the source in errors
     /// and warnings.
+    ///
+    /// # Errors
+    /// [`ModelError::Input`] (nesting too deep), [`ModelError::TooMany`] or
+    /// [`ModelError::Malformed`] when the text cannot be parsed (see
+    /// [`parse_urdf`]); [`ModelError::UnsupportedJoint`],
+    /// [`ModelError::MissingLink`], [`ModelError::TwoParents`],
+    /// [`ModelError::Loop`], [`ModelError::NotOneRoot`],
+    /// [`ModelError::DuplicateName`], [`ModelError::NonFinite`],
+    /// [`ModelError::NegativeMass`], [`ModelError::ZeroAxis`] or
+    /// [`ModelError::NoMovingBody`] when the description is not a supported
+    /// tree of finite, non-degenerate data; [`ModelError::InvalidInertia`] when a
+    /// body's inertia is not physical (beyond rounding, or at all when
+    /// `strict`); [`ModelError::Mimic`] when `mimic` is on and a `<mimic>` tag is
+    /// bad.
     pub fn from_urdf_str(
         text: &str,
         file: impl AsRef<Path>,

@@ -13,14 +13,17 @@ pub enum ModelWarning {
     /// physical one is negligible for the robot (see
     /// [`super::NEGLIGIBLE_INERTIA_CHANGE`]), so it was replaced by it.
     InertiaProjected {
+        /// The description file.
         file: PathBuf,
         /// The link that carries the body's frame.
         link: String,
         /// Links merged into the body through fixed joints.
         merged: Vec<String>,
         /// Principal moments about the centre of mass as loaded and as
-        /// replaced, ascending (kg m^2).
+        /// loaded, ascending (kg m^2).
         before: [f64; 3],
+        /// Principal moments about the centre of mass as replaced, ascending
+        /// (kg m^2).
         after: [f64; 3],
         /// Frobenius norm of the change of the rotational inertia (kg m^2).
         change: f64,

@@ -12,8 +12,12 @@ use std::ops::{Add, AddAssign, Mul};
 /// the inertia derivative (Echeandia & Wensing (2021), eq. 13) is again of this form.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RigidInertia {
+    /// Mass m (kg).
     pub mass: f64,
+    /// First mass moment h = m c (kg m), c the centre of mass in the frame.
     pub h: Vec3,
+    /// Rotational inertia about the frame origin (kg m^2), not about the
+    /// centre of mass.
     pub ibar: Mat3,
 }
 
@@ -30,6 +34,7 @@ fn skew_sq_gram(c: &Vec3) -> Mat3 {
 }
 
 impl RigidInertia {
+    /// The inertia of nothing (all parameters zero).
     pub fn zero() -> Self {
         Self {
             mass: 0.0,

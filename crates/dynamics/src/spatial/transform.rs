@@ -8,7 +8,9 @@ use super::{Force, Mat3, Motion, Vec3};
 /// (the `a_X_b` of Pinocchio's SE3, the inverse of Featherstone's `b_X_a`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transform {
+    /// Rotation from B coordinates to A coordinates.
     pub rot: Mat3,
+    /// Position of B's origin in A coordinates (m).
     pub trans: Vec3,
 }
 
@@ -19,12 +21,15 @@ impl Default for Transform {
 }
 
 impl Transform {
+    /// The identity placement (B = A).
     pub fn identity() -> Self {
         Self {
             rot: Mat3::identity(),
             trans: Vec3::zeros(),
         }
     }
+    /// The placement with rotation `rot` (B to A) and translation `trans`
+    /// (B's origin in A).
     pub fn new(rot: Mat3, trans: Vec3) -> Self {
         Self { rot, trans }
     }

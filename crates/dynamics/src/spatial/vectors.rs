@@ -10,7 +10,10 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Motion {
+    /// Angular part (rad/s for a velocity).
     pub ang: Vec3,
+    /// Linear part: the velocity of the body-fixed point at the frame origin
+    /// (m/s for a velocity).
     pub lin: Vec3,
 }
 
@@ -18,7 +21,9 @@ pub struct Motion {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Force {
+    /// Moment about the frame origin (N m).
     pub ang: Vec3,
+    /// Force (N).
     pub lin: Vec3,
 }
 
@@ -95,9 +100,11 @@ impl Motion {
 macro_rules! impl_linear_ops {
     ($t:ident) => {
         impl $t {
+            /// The vector `[ang; lin]`.
             pub const fn new(ang: Vec3, lin: Vec3) -> Self {
                 Self { ang, lin }
             }
+            /// The zero vector.
             pub fn zero() -> Self {
                 Self::default()
             }
