@@ -26,6 +26,31 @@ use nalgebra::{Cholesky, DMatrix, DVector, Matrix6 as M6, Vector6};
 /// If `q.len() != model.nq`, `v.len() != model.nv` or `tau.len() != model.nv`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// Forward dynamics inverts inverse dynamics: aba(q, v, rnea(q, v, a)) = a.
+///
+/// ```
+/// use passivity_dynamics::algorithms::{aba, rnea, Workspace};
+/// use passivity_dynamics::model::{Model, RootJoint};
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+/// let mut ws = Workspace::new(&model);
+/// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+/// let v = [0.5, -0.3, 0.8, 0.2, -0.6, 0.4, 1.0, 0.01, -0.01];
+/// let a = [1.0, -2.0, 0.5, 0.3, -0.7, 2.0, -1.5, 0.1, 0.2];
+/// let tau: Vec<f64> = rnea(&model, &mut ws, &q, &v, &a).iter().copied().collect();
+/// let qdd = aba(&model, &mut ws, &q, &v, &tau);
+/// for (x, y) in qdd.iter().zip(&a) {
+///     assert!((x - y).abs() < 1e-8, "{x} vs {y}");
+/// }
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn aba<'w>(
     model: &Model,
     ws: &'w mut Workspace,

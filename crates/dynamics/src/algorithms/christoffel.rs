@@ -36,6 +36,40 @@ use crate::model::Model;
 /// If `q.len() != model.nq`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// The symbols give C* by contraction with the speeds, C*_ik = G_ijk v_j, and
+/// are symmetric in their last two indices for joint coordinates:
+///
+/// ```
+/// use passivity_dynamics::algorithms::{
+///     christoffel_symbols, coriolis_matrix, BodyFactorization, Workspace,
+/// };
+/// use passivity_dynamics::model::{Model, RootJoint};
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+/// let mut ws = Workspace::new(&model);
+/// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+/// let v = [0.5, -0.3, 0.8, 0.2, -0.6, 0.4, 1.0, 0.01, -0.01];
+/// let c_star = coriolis_matrix(&model, &mut ws, &q, &v, BodyFactorization::ChristoffelConsistent).clone();
+/// christoffel_symbols(&model, &mut ws, &q);
+/// let n = model.nv;
+/// for i in 0..n {
+///     for k in 0..n {
+///         let contracted: f64 = (0..n).map(|j| ws.christoffel_symbol(i, j, k) * v[j]).sum();
+///         assert!((contracted - c_star[(i, k)]).abs() < 1e-10);
+///         for j in 0..n {
+///             assert!((ws.christoffel_symbol(i, j, k) - ws.christoffel_symbol(i, k, j)).abs() < 1e-10);
+///         }
+///     }
+/// }
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
     let mut tree = std::mem::take(&mut ws.tree);

@@ -26,6 +26,32 @@ use nalgebra::DMatrix;
 /// If `q.len() != model.nq` or `v.len() != model.nv`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// C*(q, v) v + g(q) is the bias force of the RNEA, rnea(q, v, 0):
+///
+/// ```
+/// use passivity_dynamics::algorithms::{
+///     coriolis_matrix, generalized_gravity, rnea, BodyFactorization, Workspace,
+/// };
+/// use passivity_dynamics::model::{Model, RootJoint};
+/// use nalgebra::DVector;
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+/// let mut ws = Workspace::new(&model);
+/// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+/// let v = [0.5, -0.3, 0.8, 0.2, -0.6, 0.4, 1.0, 0.01, -0.01];
+/// let c = coriolis_matrix(&model, &mut ws, &q, &v, BodyFactorization::ChristoffelConsistent).clone();
+/// let g = generalized_gravity(&model, &mut ws, &q).clone();
+/// let bias = rnea(&model, &mut ws, &q, &v, &[0.0; 9]).clone();
+/// assert!((c * DVector::from_column_slice(&v) + g - bias).amax() < 1e-10);
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn coriolis_matrix<'w>(
     model: &Model,
     ws: &'w mut Workspace,
@@ -45,6 +71,44 @@ pub fn coriolis_matrix<'w>(
 /// If `q.len() != model.nq` or `v.len() != model.nv`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// For every body-level factorization dH/dt = C + C^T (dH/dt - 2C is
+/// skew-symmetric), and dH/dt matches a central difference of the CRBA's H
+/// along v:
+///
+/// ```
+/// use passivity_dynamics::algorithms::{
+///     coriolis_matrix_and_derivatives, crba, BodyFactorization, Workspace,
+/// };
+/// use passivity_dynamics::model::{Model, RootJoint};
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+/// let mut ws = Workspace::new(&model);
+/// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+/// let v = [0.5, -0.3, 0.8, 0.2, -0.6, 0.4, 1.0, 0.01, -0.01];
+/// let eps = 1e-6;
+/// let moved = |s: f64| -> Vec<f64> { q.iter().zip(&v).map(|(q, v)| q + s * eps * v).collect() };
+/// let h_plus = crba(&model, &mut ws, &moved(1.0)).clone();
+/// let h_minus = crba(&model, &mut ws, &moved(-1.0)).clone();
+/// let h_dot_fd = (h_plus - h_minus) / (2.0 * eps);
+/// for b in [
+///     BodyFactorization::ChristoffelConsistent,
+///     BodyFactorization::Classic,
+///     BodyFactorization::Alternate,
+/// ] {
+///     coriolis_matrix_and_derivatives(&model, &mut ws, &q, &v, b);
+///     let (c, h_dot) = (&ws.coriolis, &ws.mass_matrix_dot);
+///     assert!((h_dot - c - c.transpose()).amax() < 1e-12);
+///     assert!((h_dot - &h_dot_fd).amax() < 1e-6);
+/// }
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn coriolis_matrix_and_derivatives(
     model: &Model,
     ws: &mut Workspace,

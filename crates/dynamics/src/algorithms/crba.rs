@@ -27,6 +27,30 @@ use nalgebra::DMatrix;
 /// If `q.len() != model.nq`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// The planar two-link arm of uniform rods (masses m1, m2, lengths l1, l2)
+/// has the textbook inertia matrix, with centres of mass at half length:
+///
+/// ```
+/// use passivity_dynamics::algorithms::{crba, Workspace};
+/// use passivity_dynamics::model::planar_two_link_arm;
+///
+/// let (m1, m2, l1, l2) = (1.0, 2.0, 0.5, 0.8);
+/// let model = planar_two_link_arm(m1, m2, l1, l2);
+/// let mut ws = Workspace::new(&model);
+/// let q2: f64 = 0.7;
+/// let h = crba(&model, &mut ws, &[0.3, q2]);
+/// let (i1, i2) = (m1 * l1 * l1 / 12.0, m2 * l2 * l2 / 12.0);
+/// let (c1, c2) = (l1 / 2.0, l2 / 2.0);
+/// let h11 = i1 + i2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2.0 * l1 * c2 * q2.cos());
+/// let h12 = i2 + m2 * (c2 * c2 + l1 * c2 * q2.cos());
+/// let h22 = i2 + m2 * c2 * c2;
+/// assert!((h[(0, 0)] - h11).abs() < 1e-12);
+/// assert!((h[(0, 1)] - h12).abs() < 1e-12 && (h[(1, 0)] - h12).abs() < 1e-12);
+/// assert!((h[(1, 1)] - h22).abs() < 1e-12);
+/// ```
 pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<f64> {
     assert_eq!(q.len(), model.nq, "crba: wrong input size");
     #[cfg(target_arch = "x86_64")]

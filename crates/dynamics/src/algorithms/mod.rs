@@ -149,6 +149,8 @@ pub struct Workspace {
 
 impl Workspace {
     /// Allocates every buffer the algorithms need for `model`.
+    /// The Christoffel symbols alone take 8 nv^3 bytes: check a model from
+    /// user input with [`check_dynamics_size`] first.
     pub fn new(model: &Model) -> Self {
         let (nb, nv, tv) = (model.nbodies(), model.nv, model.tree_nv());
         Workspace {

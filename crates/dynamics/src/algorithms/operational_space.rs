@@ -179,6 +179,45 @@ pub(super) fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Mat
 /// # Panics
 /// If `q.len() != model.nq`; also when `ws` or `os` was made for another
 /// model (out-of-range indices or mismatched dimensions).
+///
+/// # Examples
+///
+/// The EFPA's Lambda^-1 for two frames of the Panda equals J H^-1 J^T from
+/// the stacked `Local` frame Jacobians and the CRBA:
+///
+/// ```
+/// use passivity_dynamics::algorithms::{
+///     crba, forward_kinematics, frame_jacobian, operational_space_inverse_inertia,
+///     JacobianFrame, OperationalSpaceWorkspace, Workspace,
+/// };
+/// use passivity_dynamics::model::{Model, RootJoint};
+/// use nalgebra::DMatrix;
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+/// let mut ws = Workspace::new(&model);
+/// let frames = [
+///     model.frame_by_name("panda_hand_tcp").unwrap(),
+///     model.frame_by_name("panda_link4").unwrap(),
+/// ];
+/// let mut os = OperationalSpaceWorkspace::new(&model, &frames);
+/// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+/// let lambda_inv = operational_space_inverse_inertia(&model, &mut ws, &mut os, &q).clone();
+///
+/// let h = crba(&model, &mut ws, &q).clone();
+/// forward_kinematics(&model, &mut ws, &q);
+/// let mut j = DMatrix::zeros(6 * frames.len(), model.nv);
+/// for (a, &f) in frames.iter().enumerate() {
+///     let jf = frame_jacobian(&model, &mut ws, f, JacobianFrame::Local);
+///     j.view_mut((6 * a, 0), (6, model.nv)).copy_from(jf);
+/// }
+/// let dense = &j * h.cholesky().unwrap().solve(&j.transpose());
+/// assert!((lambda_inv - dense).amax() < 1e-9);
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn operational_space_inverse_inertia<'o>(
     model: &Model,
     ws: &mut Workspace,

@@ -19,6 +19,23 @@ use nalgebra::DVector;
 /// If `q.len() != model.nq`, `v.len() != model.nv` or `a.len() != model.nv`;
 /// also when `ws` was made for another model (out-of-range indices or
 /// mismatched dimensions).
+///
+/// # Examples
+///
+/// For the point mass H = m 1 and C* = 0, so tau = m (a - g) with gravity
+/// g = [0, 0, -9.81] m/s^2:
+///
+/// ```
+/// use passivity_dynamics::algorithms::{rnea, Workspace};
+/// use passivity_dynamics::model::point_mass;
+///
+/// let model = point_mass(2.0);
+/// let mut ws = Workspace::new(&model);
+/// let tau = rnea(&model, &mut ws, &[0.3, -0.1, 0.5], &[1.0, 2.0, 3.0], &[0.5, 0.0, -1.0]);
+/// assert!((tau[0] - 2.0 * 0.5).abs() < 1e-12);
+/// assert!(tau[1].abs() < 1e-12);
+/// assert!((tau[2] - 2.0 * (-1.0 + 9.81)).abs() < 1e-12);
+/// ```
 pub fn rnea<'w>(
     model: &Model,
     ws: &'w mut Workspace,

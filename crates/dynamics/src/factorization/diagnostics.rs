@@ -78,6 +78,38 @@ impl Diagnoser {
     /// `q.len() != model.nq` or `v.len() != model.nv`, `ws` was made for another
     /// model, or `f` does not fit the model (what [`Factorization::validate`]
     /// refuses).
+    ///
+    /// # Examples
+    ///
+    /// On the Panda, a torsion term whose strength depends on q keeps the
+    /// skew-symmetry and the dynamics of C* but adds torsion:
+    ///
+    /// ```
+    /// use passivity_dynamics::algorithms::Workspace;
+    /// use passivity_dynamics::factorization::{Beta, Diagnoser, Factorization, TorsionTerm};
+    /// use passivity_dynamics::model::{Model, RootJoint};
+    ///
+    /// let path = concat!(
+    ///     env!("CARGO_MANIFEST_DIR"),
+    ///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+    /// );
+    /// let model = Model::from_urdf_file(path, RootJoint::Fixed)?;
+    /// let mut ws = Workspace::new(&model);
+    /// let mut diagnoser = Diagnoser::new(&model);
+    /// let q = [0.1, -0.4, 0.2, -2.0, 0.3, 1.6, 0.7, 0.02, 0.02];
+    /// let v = [0.5, -0.3, 0.8, 0.2, -0.6, 0.4, 1.0, 0.01, -0.01];
+    /// let torsion = Factorization::Torsion(vec![TorsionTerm {
+    ///     indices: [0, 2, 4],
+    ///     beta: Beta { constant: 0.3, gradient: vec![(1, 0.2)] },
+    /// }]);
+    /// torsion.validate(&model).unwrap();
+    /// let d = diagnoser.diagnose(&model, &mut ws, &q, &v, &torsion);
+    /// assert!(d.torsion_norm > 0.1);
+    /// assert!(d.skew_residual < 1e-10 && d.validity_residual < 1e-10);
+    /// let d_star = diagnoser.diagnose(&model, &mut ws, &q, &v, &Factorization::ChristoffelConsistent);
+    /// assert!(d_star.torsion_norm < 1e-10 && d_star.skew_residual < 1e-10);
+    /// # Ok::<(), passivity_dynamics::model::ModelError>(())
+    /// ```
     pub fn diagnose(
         &mut self,
         model: &Model,
@@ -142,6 +174,34 @@ impl Diagnoser {
 /// If `q.len() != model.nq` or `v.len() != model.nv`, `ws` was made for
 /// another model, or `f` does not fit the model (what
 /// [`Factorization::validate`] refuses).
+///
+/// # Examples
+///
+/// On the 3-D point mass, torsion C = beta (v x) is admissible (right
+/// dynamics, dH/dt - 2C skew) but its connection has torsion T_ijk =
+/// 2 beta eps_ijk, of Frobenius norm 2 beta sqrt(6); C* = 0 has none:
+///
+/// ```
+/// use passivity_dynamics::algorithms::Workspace;
+/// use passivity_dynamics::factorization::{diagnose, Beta, Factorization, FactorizationError};
+/// use passivity_dynamics::model::point_mass;
+///
+/// let model = point_mass(1.5);
+/// let mut ws = Workspace::new(&model);
+/// let (q, v) = ([0.2, -0.1, 0.4], [0.3, -0.7, 1.1]);
+/// let beta = 0.5;
+/// let torsion = Factorization::torsion_on_all_triples(model.nv, Beta::constant(beta))?;
+/// torsion.validate(&model)?;
+/// let d = diagnose(&model, &mut ws, &q, &v, &torsion);
+/// assert!((d.torsion_norm - 2.0 * beta * 6f64.sqrt()).abs() < 1e-12);
+/// assert!(d.skew_residual < 1e-12);
+/// assert!(d.validity_residual < 1e-12);
+/// assert!(d.contorsion_asymmetry < 1e-12);
+///
+/// let d_star = diagnose(&model, &mut ws, &q, &v, &Factorization::ChristoffelConsistent);
+/// assert!(d_star.torsion_norm < 1e-12 && d_star.skew_residual < 1e-12);
+/// # Ok::<(), FactorizationError>(())
+/// ```
 pub fn diagnose(
     model: &Model,
     ws: &mut Workspace,

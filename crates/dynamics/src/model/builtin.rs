@@ -42,6 +42,22 @@ fn body_frames(bodies: &[Body]) -> Vec<Frame> {
 
 /// A point mass moving freely in 3-D: q = (x, y, z) through three prismatic
 /// joints (two massless carriages). H = m 1, so C* = 0 (Wensing, Englsberger & Slotine (2023), sec. IV-A2).
+///
+/// # Examples
+///
+/// ```
+/// use passivity_dynamics::algorithms::{coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
+/// use passivity_dynamics::model::point_mass;
+///
+/// let model = point_mass(3.0);
+/// let mut ws = Workspace::new(&model);
+/// coriolis_matrix_and_derivatives(
+///     &model, &mut ws, &[0.1, 0.2, 0.3], &[1.0, -2.0, 0.5], BodyFactorization::ChristoffelConsistent,
+/// );
+/// let identity = nalgebra::DMatrix::<f64>::identity(3, 3);
+/// assert!((&ws.mass_matrix - identity * 3.0).amax() < 1e-12);
+/// assert!(ws.coriolis.amax() < 1e-12);
+/// ```
 pub fn point_mass(mass: f64) -> Model {
     let massless = RigidInertia::zero();
     let bodies = vec![
@@ -76,6 +92,21 @@ pub fn point_mass(mass: f64) -> Model {
 
 /// A planar arm with two revolute joints about z, links along x of lengths
 /// `l1`, `l2` and masses `m1`, `m2` (uniform rods); the tip frame is `tip`.
+///
+/// # Examples
+///
+/// ```
+/// use passivity_dynamics::algorithms::{forward_kinematics, frame_placement, Workspace};
+/// use passivity_dynamics::model::planar_two_link_arm;
+///
+/// let model = planar_two_link_arm(1.0, 1.0, 0.6, 0.4);
+/// let mut ws = Workspace::new(&model);
+/// let tip = model.frame_by_name("tip").unwrap();
+/// // Elbow bent by 90 degrees: the tip is at (l1, l2, 0).
+/// forward_kinematics(&model, &mut ws, &[0.0, std::f64::consts::FRAC_PI_2]);
+/// let p = frame_placement(&model, &ws, tip).trans;
+/// assert!((p - nalgebra::Vector3::new(0.6, 0.4, 0.0)).norm() < 1e-12);
+/// ```
 pub fn planar_two_link_arm(m1: f64, m2: f64, l1: f64, l2: f64) -> Model {
     let rod = |m: f64, l: f64| {
         let i = m * l * l / 12.0;

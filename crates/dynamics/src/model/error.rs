@@ -80,7 +80,8 @@ pub enum ModelError {
         file: PathBuf,
         /// How many links have no parent.
         count: usize,
-        /// Their names, comma-separated.
+        /// Their names (quoted, comma-separated), or a note when there are
+        /// no links at all.
         names: String,
     },
     /// Two links or two joints share a name.

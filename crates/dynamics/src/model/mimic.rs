@@ -172,6 +172,9 @@ impl Coupling {
     }
 
     /// The dense A (tree nv x system nv), for tests and oracles.
+    ///
+    /// # Panics
+    /// If `nv` is smaller than the system's number of speeds (`model.nv`).
     pub fn matrix(&self, nv: usize) -> nalgebra::DMatrix<f64> {
         let mut a = nalgebra::DMatrix::zeros(self.tree_nv, nv);
         for k in 0..self.tree_nv {

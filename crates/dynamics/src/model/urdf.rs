@@ -53,6 +53,38 @@ impl Model {
     /// [`ModelError::TooMany`] or [`ModelError::Malformed`] when it cannot be
     /// parsed; the other [`ModelError`] variants when the description is not a
     /// supported tree (see [`Model::from_urdf_str`]).
+    ///
+    /// # Examples
+    ///
+    /// Load the Franka Emika Panda shipped with the repository: seven arm joints
+    /// and two finger joints (the second finger mimics the first when
+    /// [`UrdfOptions::mimic`] is on).
+    ///
+    /// ```
+    /// use passivity_dynamics::model::{Model, ModelError, RootJoint, UrdfOptions};
+    ///
+    /// let path = concat!(
+    ///     env!("CARGO_MANIFEST_DIR"),
+    ///     "/../../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf"
+    /// );
+    /// let panda = Model::from_urdf_file(path, RootJoint::Fixed)?;
+    /// assert_eq!((panda.nq, panda.nv), (9, 9));
+    /// assert!(panda.frame_by_name("panda_hand_tcp").is_some());
+    ///
+    /// // Mimic tags honoured: the fingers share one coordinate.
+    /// let coupled = Model::from_urdf_file(path, UrdfOptions { mimic: true, ..RootJoint::Fixed.into() })?;
+    /// assert_eq!(coupled.nv, 8);
+    /// assert!(coupled.coupling().is_some());
+    ///
+    /// // A floating base: position and unit quaternion, body twist.
+    /// let floating = Model::from_urdf_file(path, RootJoint::Free)?;
+    /// assert_eq!((floating.nq, floating.nv), (16, 15));
+    ///
+    /// // A missing file is an input error naming the file.
+    /// let missing = Model::from_urdf_file("no/such/robot.urdf", RootJoint::Fixed);
+    /// assert!(matches!(missing, Err(ModelError::Input(_))));
+    /// # Ok::<(), ModelError>(())
+    /// ```
     pub fn from_urdf_file(
         path: impl AsRef<Path>,
         options: impl Into<UrdfOptions>,
@@ -78,6 +110,37 @@ impl Model {
     /// body's inertia is not physical (beyond rounding, or at all when
     /// `strict`); [`ModelError::Mimic`] when `mimic` is on and a `<mimic>` tag is
     /// bad.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use passivity_dynamics::model::{Model, ModelError, RootJoint};
+    ///
+    /// let urdf = r#"<robot name="pendulum">
+    ///   <link name="base"/>
+    ///   <link name="bob">
+    ///     <inertial>
+    ///       <origin xyz="0 0 -1"/>
+    ///       <mass value="2"/>
+    ///       <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    ///     </inertial>
+    ///   </link>
+    ///   <joint name="hinge" type="continuous">
+    ///     <parent link="base"/>
+    ///     <child link="bob"/>
+    ///     <axis xyz="0 1 0"/>
+    ///   </joint>
+    /// </robot>"#;
+    /// let pendulum = Model::from_urdf_str(urdf, "pendulum.urdf", RootJoint::Fixed)?;
+    /// assert_eq!(pendulum.nv, 1);
+    /// assert_eq!(pendulum.bodies[0].joint_name, "hinge");
+    ///
+    /// // A planar joint is not supported.
+    /// let planar = urdf.replace("continuous", "planar");
+    /// let refused = Model::from_urdf_str(&planar, "planar.urdf", RootJoint::Fixed);
+    /// assert!(matches!(refused, Err(ModelError::UnsupportedJoint { .. })));
+    /// # Ok::<(), ModelError>(())
+    /// ```
     pub fn from_urdf_str(
         text: &str,
         file: impl AsRef<Path>,

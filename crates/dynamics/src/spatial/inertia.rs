@@ -55,6 +55,9 @@ impl RigidInertia {
 
     /// From the 10 inertial parameters `[m, mc_x, mc_y, mc_z, Ixx, Ixy, Iyy,
     /// Ixz, Iyz, Izz]` (inertia about the frame origin): the regressor order.
+    ///
+    /// # Panics
+    /// If `p` has fewer than 10 entries.
     pub fn from_parameters(p: &[f64]) -> Self {
         Self {
             mass: p[0],

@@ -29,6 +29,9 @@ pub struct Force {
 
 impl Motion {
     /// Unit vector `e_i` of `[angular; linear]`.
+    ///
+    /// # Panics
+    /// If `i >= 6`.
     pub fn unit(i: usize) -> Self {
         let mut m = Self::zero();
         if i < 3 {
@@ -109,6 +112,9 @@ macro_rules! impl_linear_ops {
                 Self::default()
             }
             /// Component `i` of `[angular; linear]`.
+            ///
+            /// # Panics
+            /// If `i >= 6`.
             #[inline]
             pub fn get(&self, i: usize) -> f64 {
                 if i < 3 {
