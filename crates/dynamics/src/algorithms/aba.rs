@@ -20,7 +20,10 @@ use crate::model::{Joint, Model};
 use crate::spatial::{mul_motion, to_vec6, Force, Matrix6, Motion};
 use nalgebra::{Cholesky, DMatrix, DVector, Matrix6 as M6, Vector6};
 
-/// Forward dynamics qddot = H^-1 (tau - C v - g), left in `ws.ddq`.
+/// Forward dynamics qddot = H^-1 (tau - C v - g), left in `ws.ddq`, by the
+/// articulated-body algorithm in O(N) (Featherstone 2008, Table 7.1, in
+/// world coordinates); a model with mimic joints goes to
+/// [`cluster_aba`](super::cluster_aba).
 ///
 /// # Panics
 /// If `q.len() != model.nq`, `v.len() != model.nv` or `tau.len() != model.nv`;

@@ -30,7 +30,8 @@ use super::Workspace;
 use crate::model::Model;
 
 /// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (Wensing, Englsberger & Slotine (2023), eq. 10,
-/// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`).
+/// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`),
+/// in O(Nd^2) (Echeandia & Wensing 2021, Algorithm 2).
 ///
 /// # Panics
 /// If `q.len() != model.nq`;

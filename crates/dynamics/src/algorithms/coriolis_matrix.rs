@@ -19,7 +19,8 @@ use crate::model::Model;
 use crate::spatial::{mul_motion, tr_mul_motion};
 use nalgebra::DMatrix;
 
-/// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`.
+/// C(q, v) alone for the body-level factorization `b`, left in `ws.coriolis`
+/// (Echeandia & Wensing 2021, Algorithm 1, without H and dH/dt).
 /// With [`BodyFactorization::ChristoffelConsistent`] it is C*.
 ///
 /// # Panics

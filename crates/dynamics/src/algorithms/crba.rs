@@ -12,7 +12,8 @@ use crate::model::Model;
 use crate::spatial::{Motion, Transform};
 use nalgebra::DMatrix;
 
-/// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`;
+/// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`
+/// (Featherstone 2008, Table 6.2; Echeandia & Wensing 2021, eq. 22);
 /// joint armature is added on the diagonal, H_ss += a_s.
 /// For a tree, entries of speeds on different branches are never written:
 /// they keep the zero the workspace was allocated with.

@@ -172,7 +172,9 @@ pub(super) fn world_to_frame(model: &Model, ws: &Workspace, frame: usize) -> Mat
     e
 }
 
-/// Lambda^-1 for the workspace's end frames by the EFPA, left in
+/// Lambda^-1 = J H^-1 J^T (J: the frames' stacked `Local` Jacobians) for the
+/// workspace's end frames by the EFPA (Wensing, Featherstone & Orin 2012,
+/// Table I), in O(N + md + m^2), left in
 /// `os.lambda_inv` (block (a, b) = rows 6a.., columns 6b..); with mimic
 /// joints by the EFPA over the cluster tree (`cluster_operational_space.rs`).
 ///

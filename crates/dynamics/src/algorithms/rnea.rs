@@ -12,8 +12,11 @@ use super::Workspace;
 use crate::model::Model;
 use nalgebra::DVector;
 
-/// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`;
-/// with joint armature H includes diag(armature), so tau gains armature o a.
+/// Inverse dynamics tau = H(q) a + C(q, v) v + g(q), left in `ws.tau`
+/// (Featherstone 2008, Table 5.1, in world coordinates); with joint armature
+/// H includes diag(armature), so tau gains armature o a. Torques are N m for
+/// revolute and N for prismatic joints; a free root's six entries are the
+/// body-frame wrench `[moment; force]`.
 ///
 /// # Panics
 /// If `q.len() != model.nq`, `v.len() != model.nv` or `a.len() != model.nv`;

@@ -17,7 +17,8 @@ use crate::spatial::Motion;
 use nalgebra::DVector;
 
 /// tau = H(q) a_r + C(q, v) v_r + g(q) for the factorization `b`
-/// (C* with [`BodyFactorization::ChristoffelConsistent`]), left in `ws.tau`;
+/// (C* with [`BodyFactorization::ChristoffelConsistent`]), in O(N)
+/// (Echeandia & Wensing 2021, Remark 1 and eq. 19), left in `ws.tau`;
 /// joint armature, part of H, adds armature o a_r.
 ///
 /// # Panics
