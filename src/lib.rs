@@ -1,22 +1,28 @@
-//! passivity-lab: rigid-body dynamics, Coriolis factorizations and
-//! passivity-based control of robots loaded from URDF.
+//! passivity-lab: the lab around the dynamics core: scenario files run
+//! headless (outputs, figures, sweeps, lessons), the `passivity-lab`
+//! command line and, with the `gui` feature, the Bevy desktop app.
+//!
+//! The library crates it builds on are re-exported under their layer names,
+//! so `passivity_lab::algorithms::rnea` is `passivity_dynamics::algorithms::rnea`:
+//! - [`passivity_dynamics`]: [`spatial`], [`model`], [`algorithms`],
+//!   [`factorization`], [`analysis`] (with the power spectra of recorded
+//!   runs added here), [`input`];
+//! - [`passivity_control`]: [`control`];
+//! - [`passivity_sim`]: [`sim`], [`geometry`].
 //!
 //! Layers (dependencies point down): `app` (feature `gui`) -> `scenario`
-//! -> `sim` (-> `geometry`, `analysis`) -> `control` -> `factorization` -> `algorithms` -> `model` ->
+//! -> `sim` -> `control` -> `factorization` -> `algorithms` -> `model` ->
 //! `spatial`.
 
-pub mod algorithms;
+pub use passivity_control as control;
+pub use passivity_dynamics::{algorithms, factorization, input, model, spatial};
+pub use passivity_sim as sim;
+pub use passivity_sim::geometry;
+
 pub mod analysis;
 #[cfg(feature = "gui")]
 pub mod app;
-pub mod control;
 pub mod eval;
-pub mod factorization;
 pub mod figures;
-pub mod geometry;
-pub mod input;
 pub mod io;
-pub mod model;
 pub mod scenario;
-pub mod sim;
-pub mod spatial;

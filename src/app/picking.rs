@@ -6,10 +6,10 @@
 use super::visuals::VisualPart;
 use crate::algorithms::{frame_placement, Workspace};
 use crate::model::Model;
-use crate::sim::{collider_shape, pose, vector};
+use crate::sim::colliders::{collider_shape, pose, vector};
 use crate::spatial::{Transform, Vec3};
-use rapier3d_f64::parry::query::Ray;
-use rapier3d_f64::prelude::SharedShape;
+use parry3d_f64::query::Ray;
+use parry3d_f64::shape::SharedShape;
 
 /// One shape that can be picked.
 struct PickPart {

@@ -205,7 +205,8 @@ mod tests {
     use std::path::PathBuf;
 
     fn panda_urdf() -> PathBuf {
-        crate::geometry::shipped_robot_file("panda_description/urdf/panda.urdf")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf")
     }
 
     #[test]

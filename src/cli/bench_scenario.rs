@@ -12,7 +12,7 @@
 use super::bench::{time_us, Calls};
 use super::load_scenario;
 use passivity_lab::algorithms::{aba, slotine_li_regressor_transpose};
-use passivity_lab::control::ControlLaw;
+use passivity_lab::control::{ControlLaw, SlotineLi};
 use passivity_lab::scenario::{run_variant, Variant};
 use passivity_lab::sim::{ControlMode, Integrator, Simulation};
 use rand::{Rng, SeedableRng};
@@ -40,7 +40,7 @@ impl Components {
 
 /// Times the algorithms a step of `sim` calls (Slotine-Li laws only).
 fn components(sim: &Simulation, name: &str) -> anyhow::Result<Components> {
-    let ControlLaw::SlotineLi { adaptation, .. } = &sim.controller.law else {
+    let ControlLaw::SlotineLi(SlotineLi { adaptation, .. }) = &sim.controller.law else {
         anyhow::bail!(
             "--breakdown: variant {name}: counts the joint-space Slotine-Li law's algorithms only"
         );

@@ -48,7 +48,10 @@ pub use sweep_table::{
 use crate::algorithms::check_dynamics_size;
 use crate::control::stepped_target;
 use crate::control::task::SingularityDamping;
-use crate::control::{Adaptation, ControlError, ControlLaw, Controller, Reference, Task};
+use crate::control::{
+    Adaptation, ComputedTorque, ControlError, ControlLaw, Controller, OperationalPdPlus,
+    OperationalSlotineLi, PdPlus, Reference, SlotineLi, Task, TaskSlotineLi,
+};
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::geometry::{urdf_shapes, with_collision_spheres, GeometryKind, MeshCache, Part};
 use crate::input::{read_text, InputError, InputKind};
@@ -547,19 +550,21 @@ impl Scenario {
                 adaptation,
                 gamma,
                 bounds,
-            } => ControlLaw::SlotineLi {
+            } => ControlLaw::SlotineLi(SlotineLi {
                 lambda: gain(lambda, "lambda", n)?,
                 kd: gain(kd, "kd", n)?,
                 adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
-            },
-            ControllerSpec::PdPlus { kp, kd } => ControlLaw::PdPlus {
+            }),
+            ControllerSpec::PdPlus { kp, kd } => ControlLaw::PdPlus(PdPlus {
                 kp: gain(kp, "kp", n)?,
                 kd: gain(kd, "kd", n)?,
-            },
-            ControllerSpec::ComputedTorque { kp, kd } => ControlLaw::ComputedTorque {
-                kp: gain(kp, "kp", n)?,
-                kd: gain(kd, "kd", n)?,
-            },
+            }),
+            ControllerSpec::ComputedTorque { kp, kd } => {
+                ControlLaw::ComputedTorque(ComputedTorque {
+                    kp: gain(kp, "kp", n)?,
+                    kd: gain(kd, "kd", n)?,
+                })
+            }
             ControllerSpec::TaskSlotineLi {
                 lambda,
                 kd,
@@ -567,23 +572,23 @@ impl Scenario {
                 adaptation,
                 gamma,
                 bounds,
-            } => ControlLaw::TaskSlotineLi {
+            } => ControlLaw::TaskSlotineLi(TaskSlotineLi {
                 lambda: task_gain(lambda, "lambda")?,
                 kd: gain(kd, "kd", n)?,
                 posture: gain(posture_gain, "posture_gain", n)?,
                 adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
-            },
+            }),
             ControllerSpec::OperationalSlotineLi {
                 lambda,
                 kd,
                 posture_kp,
                 posture_kd,
-            } => ControlLaw::OperationalSlotineLi {
+            } => ControlLaw::OperationalSlotineLi(OperationalSlotineLi {
                 lambda: task_gain(lambda, "lambda")?,
                 kd: task_gain(kd, "kd")?,
                 posture_kp: gain(posture_kp, "posture_kp", n)?,
                 posture_kd: gain(posture_kd, "posture_kd", n)?,
-            },
+            }),
             ControllerSpec::OperationalPdPlus {
                 kp,
                 kd,
@@ -597,12 +602,12 @@ impl Scenario {
                         "the three orientation gains must be equal: the potential 1/2 k |log(R R_d^T)|^2 has the gradient k e_o only for one k",
                     ));
                 }
-                ControlLaw::OperationalPdPlus {
+                ControlLaw::OperationalPdPlus(OperationalPdPlus {
                     kp,
                     kd: task_gain(kd, "kd")?,
                     posture_kp: gain(posture_kp, "posture_kp", n)?,
                     posture_kd: gain(posture_kd, "posture_kd", n)?,
-                }
+                })
             }
         })
     }

@@ -37,10 +37,10 @@
 //! exact) away from singularities of J.
 
 use super::task::{Cholesky, Task, TaskWorkspace};
-use crate::algorithms::{crba, Workspace};
-use crate::factorization::Factorization;
-use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
+use passivity_dynamics::algorithms::{crba, Workspace};
+use passivity_dynamics::factorization::Factorization;
+use passivity_dynamics::model::Model;
 
 /// Buffers of the operational-space laws for m task coordinates, n speeds.
 #[derive(Clone, Debug)]
@@ -178,11 +178,11 @@ impl OperationalSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithms::JacobianFrame;
-    use crate::control::task::{TaskKind, TaskReference, Waypoint};
-    use crate::factorization::{task_space_dynamics, Beta, TorsionTerm};
-    use crate::model::{random_tree, RandomTreeOptions};
-    use crate::spatial::{Mat3, Vec3};
+    use crate::task::{TaskKind, TaskReference, Waypoint};
+    use passivity_dynamics::algorithms::JacobianFrame;
+    use passivity_dynamics::factorization::{task_space_dynamics, Beta, TorsionTerm};
+    use passivity_dynamics::model::{random_tree, RandomTreeOptions};
+    use passivity_dynamics::spatial::{Mat3, Vec3};
     use rand::{Rng, SeedableRng};
 
     /// The model compensation J_bar^T (H a_u + C u + g), computed in O(N)
@@ -231,7 +231,7 @@ mod tests {
                     }],
                 },
                 start: (Mat3::identity(), Vec3::zeros()),
-                damping: crate::control::task::SingularityDamping::NONE,
+                damping: crate::task::SingularityDamping::NONE,
                 error_limit: [f64::INFINITY; 2],
                 torsion: Vec::new(),
             };
@@ -283,7 +283,8 @@ mod tests {
                 let c_task = dense.coriolis.unwrap();
                 let h = crba(&model, &mut ws, &q).clone();
                 let c = f.coriolis_matrix(&model, &mut ws, &q, &v).clone();
-                let g = crate::algorithms::generalized_gravity(&model, &mut ws, &q).clone();
+                let g = passivity_dynamics::algorithms::generalized_gravity(&model, &mut ws, &q)
+                    .clone();
                 let j = &dense.jacobian;
                 let j_bar = h.clone().cholesky().unwrap().solve(&j.transpose()) * &lambda;
                 let qdot = DVector::from_column_slice(&v);

@@ -26,8 +26,8 @@
 //! model error.
 //! Computed torque is not passivity-based: no bookkeeping.
 
-use super::{gain, ControlLaw, Controller};
-use crate::model::Model;
+use super::{ControlLaw, Controller};
+use passivity_dynamics::model::Model;
 
 /// Where the controller's last `compute` was, for [`Controller::power_flows`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct PowerFlows {
 impl Controller {
     /// Whether the law has a passive port (not computed torque).
     pub fn has_passive_port(&self) -> bool {
-        !matches!(self.law, ControlLaw::ComputedTorque { .. })
+        self.law.has_passive_port()
     }
 
     /// The powers at (t, q, v) for the torque `tau` the plant receives, the
@@ -84,51 +84,23 @@ impl Controller {
             return None;
         }
         let linear = last == LastCompute::AtThisState
-            && self.root_speeds == 0
+            && self.tracking.root_speeds == 0
             && matches!(
-                self.law,
-                ControlLaw::SlotineLi {
-                    adaptation: Some(_),
-                    ..
-                }
+                &self.law,
+                ControlLaw::SlotineLi(l) if l.adaptation.is_some()
             );
         if last != LastCompute::Exact && !linear {
             self.compute_demanded(t, plant, q, v, false);
         }
-        let r = self.root_speeds;
         let mut flows = PowerFlows::default();
-        let mut port = |y: &[f64]| {
-            for k in 0..y.len() {
-                flows.supply += y[k] * tau_ext[k];
-                flows.mismatch += y[k] * (tau[k] - self.tau[k]);
-            }
-        };
-        match &self.law {
-            ControlLaw::SlotineLi { kd, .. } | ControlLaw::TaskSlotineLi { kd, .. } => {
-                port(&self.s);
-                flows.dissipation = (0..v.len())
-                    .map(|k| gain(kd, r, k) * self.s[k] * self.s[k])
-                    .sum();
-            }
-            ControlLaw::PdPlus { kd, .. } => {
-                port(&self.e_dot);
-                flows.dissipation = (0..v.len())
-                    .map(|k| gain(kd, r, k) * self.e_dot[k] * self.e_dot[k])
-                    .sum();
-            }
-            ControlLaw::OperationalSlotineLi { kd, .. }
-            | ControlLaw::OperationalPdPlus { kd, .. } => {
-                let tc = self
-                    .task
-                    .as_deref_mut()
-                    .expect("task-space laws are built with a task");
-                let s_x = &tc.ws.sliding;
-                tc.port.gemv(1.0, &tc.operational.j_bar, s_x, 0.0);
-                port(tc.port.as_slice());
-                flows.dissipation = s_x.iter().zip(kd).map(|(s, k)| k * s * s).sum();
-            }
-            ControlLaw::ComputedTorque { .. } => unreachable!("no passive port"),
+        let (y, dissipation) = self
+            .law
+            .passive_port(&self.tracking, self.task.as_deref_mut())?;
+        for k in 0..y.len() {
+            flows.supply += y[k] * tau_ext[k];
+            flows.mismatch += y[k] * (tau[k] - self.tau[k]);
         }
+        flows.dissipation = dissipation;
         if linear {
             flows.mismatch += pi_tilde
                 .iter()

@@ -47,17 +47,15 @@
 
 use super::environment::Environment;
 use super::hull_cache::HullCache;
-use super::rapier_plant::{environment_colliders, part_collider, pose};
-use super::Contact;
-use crate::algorithms::{crba, rnea, Ltdl, Workspace};
+use crate::colliders::{environment_colliders, part_collider, pose, Contact};
 use crate::geometry::Part;
-use crate::model::{Joint, Model};
-use crate::spatial::{Mat3, Transform, Vec3};
-use rapier3d_f64::parry::bounding_volume::Aabb;
-use rapier3d_f64::parry::query::{
-    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher,
-};
-use rapier3d_f64::prelude::{Pose, SharedShape, Vector};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::math::{Pose, Vector};
+use parry3d_f64::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
+use parry3d_f64::shape::SharedShape;
+use passivity_dynamics::algorithms::{crba, rnea, Ltdl, Workspace};
+use passivity_dynamics::model::{Joint, Model};
+use passivity_dynamics::spatial::{Mat3, Transform, Vec3};
 
 /// Distance below which a resting shape's contact points enter the
 /// problem, m; a moving shape's reach adds twice the distance its fastest
@@ -219,7 +217,7 @@ impl std::fmt::Debug for ContactPlant {
 }
 
 /// Whether body `b`'s joint has both limits finite and in order.
-fn has_finite_limits(b: &crate::model::Body) -> bool {
+fn has_finite_limits(b: &passivity_dynamics::model::Body) -> bool {
     let (l, u) = (b.limits.lower, b.limits.upper);
     l.is_finite() && u.is_finite() && l <= u
 }
@@ -817,7 +815,7 @@ fn axpy(v: &mut [f64], s: f64, y: &[f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::UrdfOptions;
+    use passivity_dynamics::model::UrdfOptions;
 
     /// The Panda's second finger mimics the first with the same limits, so
     /// with the mimic honoured it gets no limit row of its own: the seven

@@ -10,11 +10,11 @@
 //! convention), this is tau_ext,k = Phi_k . [n + p x f; f] for the speeds
 //! k supporting b: O(depth), no Jacobian formed.
 
-use crate::algorithms::{forward_kinematics, Workspace};
-use crate::control::stepped_target::TargetStep;
-use crate::control::task::{TaskDesired, TaskReference};
-use crate::model::Model;
-use crate::spatial::{Mat3, Vec3};
+use passivity_control::stepped_target::TargetStep;
+use passivity_control::task::{TaskDesired, TaskReference};
+use passivity_dynamics::algorithms::{forward_kinematics, Workspace};
+use passivity_dynamics::model::Model;
+use passivity_dynamics::spatial::{Mat3, Vec3};
 
 /// The time profile of a pushing wrench: its scale at time t.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -105,7 +105,7 @@ pub enum Push {
     },
     /// The same spring toward an anchor moved in steps (a mouse drag in the
     /// app): anchor i (`value` = world [x, y, z]) holds for t > its time
-    /// (as [`crate::control::stepped_target`] steps do, so a live drag
+    /// (as [`passivity_control::stepped_target`] steps do, so a live drag
     /// replays exactly); the spring acts on (first anchor's time, release].
     Drag {
         stiffness: f64,

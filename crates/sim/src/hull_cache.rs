@@ -6,7 +6,7 @@
 //! scenario share the cache; a scenario parsed again (a reload) starts a
 //! new one, so an edited mesh file is read afresh.
 
-use rapier3d_f64::prelude::SharedShape;
+use parry3d_f64::shape::SharedShape;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

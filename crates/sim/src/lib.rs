@@ -16,28 +16,33 @@
 //! integrated state, so V(t) - V(0) - supply + dissipation - mismatch is
 //! the integrator's error alone (RK4: fourth order in the step).
 
+pub mod colliders;
 mod contact_plant;
 mod disturbance;
 mod environment;
+pub mod geometry;
 mod hull_cache;
+#[cfg(feature = "rapier")]
 mod rapier_plant;
 
+pub use colliders::Contact;
 pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
 pub use hull_cache::HullCache;
-#[cfg(feature = "gui")]
-pub(crate) use rapier_plant::{collider_shape, pose, vector};
-pub use rapier_plant::{Contact, RapierPlant, RapierPlantError};
+#[cfg(feature = "rapier")]
+pub use rapier_plant::{RapierPlant, RapierPlantError};
 
-use crate::algorithms::{aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace};
-use crate::analysis::ContorsionForce;
-use crate::control::{Controller, LastCompute, Lyapunov, PowerFlows, TaskSample};
-use crate::factorization::skew_residual;
-use crate::model::Model;
-use crate::spatial::RigidInertia;
+use passivity_control::{Controller, LastCompute, Lyapunov, PowerFlows, TaskSample};
+use passivity_dynamics::algorithms::{
+    aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace,
+};
+use passivity_dynamics::analysis::ContorsionForce;
+use passivity_dynamics::factorization::skew_residual;
+use passivity_dynamics::model::Model;
+use passivity_dynamics::spatial::RigidInertia;
 
 /// Fixed-step integration scheme of the plant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +191,7 @@ pub struct ContactStats {
 /// A plant with contacts that replaces the own integrator.
 #[derive(Clone, Debug)]
 enum ContactBackend {
+    #[cfg(feature = "rapier")]
     Rapier(Box<RapierPlant>),
     Own(Box<ContactPlant>),
 }
@@ -193,6 +199,7 @@ enum ContactBackend {
 impl ContactBackend {
     fn name(&self) -> &'static str {
         match self {
+            #[cfg(feature = "rapier")]
             ContactBackend::Rapier(_) => "rapier",
             ContactBackend::Own(_) => "contact",
         }
@@ -333,6 +340,7 @@ impl Simulation {
 
     /// The same loop with `plant` (built at this loop's initial state and
     /// step) integrating the true robot instead of the own integrator.
+    #[cfg(feature = "rapier")]
     pub fn with_rapier(mut self, plant: RapierPlant) -> Self {
         self.contact_plant = Some(ContactBackend::Rapier(Box::new(plant)));
         self
@@ -358,6 +366,7 @@ impl Simulation {
     }
 
     /// The rapier plant, if this loop uses one.
+    #[cfg(feature = "rapier")]
     pub fn rapier(&self) -> Option<&RapierPlant> {
         match &self.contact_plant {
             Some(ContactBackend::Rapier(r)) => Some(r),
@@ -374,6 +383,7 @@ impl Simulation {
     /// Contacts of the last step (empty with the own plant).
     pub fn contacts(&self) -> &[Contact] {
         match &self.contact_plant {
+            #[cfg(feature = "rapier")]
             Some(ContactBackend::Rapier(r)) => r.contacts(),
             Some(ContactBackend::Own(c)) => c.contacts(),
             None => &[],
@@ -593,6 +603,7 @@ impl Simulation {
         // bounds on degenerate geometry) stops the run like a divergence,
         // keeping what was recorded; the plant is not stepped again.
         let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match backend {
+            #[cfg(feature = "rapier")]
             ContactBackend::Rapier(rapier) => {
                 rapier.push(&self.disturbances.applied);
                 rapier.step(&self.held_tau);
@@ -624,6 +635,7 @@ impl Simulation {
         add_scaled(&mut self.parameters, dt, &self.held_rate);
         self.controller.clamp_parameters(&mut self.parameters);
         let contacts = match backend {
+            #[cfg(feature = "rapier")]
             ContactBackend::Rapier(r) => r.contacts(),
             ContactBackend::Own(c) => c.contacts(),
         };
@@ -760,6 +772,7 @@ impl Simulation {
         if self.energy.is_some() {
             self.energy = previous.energy.or(self.energy);
         }
+        #[cfg(feature = "rapier")]
         if let Some(ContactBackend::Rapier(rapier)) = &mut self.contact_plant {
             rapier.set_state(&self.q, &self.v);
         }

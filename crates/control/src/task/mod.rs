@@ -25,13 +25,13 @@ pub use cholesky::Cholesky;
 pub use orientation::{exp_so3, left_jacobian_inverse, log_so3, skew};
 pub use reference::{PoseSpec, TaskDesired, TaskReference, Waypoint};
 
-use crate::algorithms::{
+use nalgebra::{DMatrix, DVector, DVectorView};
+use passivity_dynamics::algorithms::{
     frame_jacobian_time_derivative, frame_placement, JacobianFrame, Workspace,
 };
-use crate::factorization::TorsionTerm;
-use crate::model::Model;
-use crate::spatial::{Mat3, Vec3};
-use nalgebra::{DMatrix, DVector, DVectorView};
+use passivity_dynamics::factorization::TorsionTerm;
+use passivity_dynamics::model::Model;
+use passivity_dynamics::spatial::{Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// What an end-effector task controls.

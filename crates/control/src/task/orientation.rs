@@ -3,7 +3,7 @@
 //! left Jacobian that turns a world angular velocity into the rate of a
 //! rotation vector.
 
-use crate::spatial::{axis_angle, Mat3, Vec3};
+use passivity_dynamics::spatial::{axis_angle, Mat3, Vec3};
 
 /// The skew matrix [w] with [w] x = w x x.
 pub fn skew(w: &Vec3) -> Mat3 {

@@ -3,9 +3,9 @@
 //! acceleration.
 
 use super::orientation::{exp_so3, log_so3};
-use crate::control::stepped_target::{self, TargetStep};
-use crate::control::JointTerms;
-use crate::spatial::{frame_with_z, rpy_to_matrix, Mat3, Vec3};
+use crate::stepped_target::{self, TargetStep};
+use crate::JointTerms;
+use passivity_dynamics::spatial::{frame_with_z, rpy_to_matrix, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// A pose in the world: a position and, optionally, URDF roll-pitch-yaw
@@ -205,7 +205,7 @@ impl TaskReference {
                         coordinates.len()
                     ));
                 }
-                crate::control::Reference::Terms {
+                crate::Reference::Terms {
                     joints: coordinates.clone(),
                 }
                 .validate(3)?;
@@ -278,12 +278,7 @@ impl TaskReference {
                 bandwidth,
                 steps,
             } => before.validate().and_then(|()| {
-                stepped_target::validate(
-                    *bandwidth,
-                    steps,
-                    3,
-                    crate::control::reference::MAX_COEFFICIENT,
-                )
+                stepped_target::validate(*bandwidth, steps, 3, crate::reference::MAX_COEFFICIENT)
             }),
         }
     }
@@ -415,7 +410,7 @@ impl TaskReference {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::Sine;
+    use crate::Sine;
 
     fn references() -> Vec<TaskReference> {
         vec![

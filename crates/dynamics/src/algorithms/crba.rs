@@ -191,7 +191,7 @@ mod tests {
     /// body give the same bits: the arithmetic and its order are the same.
     #[test]
     fn the_avx2_build_and_the_portable_one_agree_bit_for_bit() {
-        let panda = crate::geometry::shipped_robot_file("panda_description/urdf/panda.urdf");
+        let panda = crate::shipped_robot_file("panda_description/urdf/panda.urdf");
         // The Panda as a tree, and with its fingers coupled by the mimic tag.
         let mimic = UrdfOptions {
             mimic: true,

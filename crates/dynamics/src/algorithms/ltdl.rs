@@ -190,7 +190,7 @@ mod tests {
     /// refused.
     #[test]
     fn solves_h_x_equals_b_on_a_branched_free_root_tree() {
-        let urdf = crate::geometry::shipped_robot_file("solo_description/robots/solo12.urdf");
+        let urdf = crate::shipped_robot_file("solo_description/robots/solo12.urdf");
         let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
         let mut ws = Workspace::new(&model);
         let mut q = model.neutral_configuration();

@@ -3,7 +3,6 @@
 
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model};
 use crate::spatial::{axis_angle, Mat3, RigidInertia, Transform, Vec3};
-use rand::{Rng, SeedableRng};
 
 fn body(
     name: &str,
@@ -156,12 +155,42 @@ pub struct RandomTreeOptions {
     pub prismatic_probability: f64,
 }
 
-fn random_unit(rng: &mut impl Rng) -> Vec3 {
+/// SplitMix64 (Steele, Lea & Flood 2014): a small, fast generator that is
+/// plenty for test trees and keeps the core free of a random-number crate.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi) (53 random bits).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * unit
+    }
+
+    /// True with probability `p`.
+    fn chance(&mut self, p: f64) -> bool {
+        self.uniform(0.0, 1.0) < p
+    }
+
+    /// Uniform in 0..n (n > 0).
+    fn index(&mut self, n: usize) -> usize {
+        (self.uniform(0.0, 1.0) * n as f64) as usize % n
+    }
+}
+
+fn random_unit(rng: &mut SplitMix64) -> Vec3 {
     loop {
         let v = Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
         );
         let n = v.norm();
         if n > 0.1 && n <= 1.0 {
@@ -170,15 +199,15 @@ fn random_unit(rng: &mut impl Rng) -> Vec3 {
     }
 }
 
-fn random_inertia(rng: &mut impl Rng) -> RigidInertia {
+fn random_inertia(rng: &mut SplitMix64) -> RigidInertia {
     // A cloud of point masses plus a sphere: always physical (triangle inequality).
     let mut inertia = RigidInertia::zero();
     for _ in 0..4 {
-        let m = rng.random_range(0.1..1.0);
+        let m = rng.uniform(0.1, 1.0);
         let p = Vec3::new(
-            rng.random_range(-0.3..0.3),
-            rng.random_range(-0.3..0.3),
-            rng.random_range(-0.3..0.3),
+            rng.uniform(-0.3, 0.3),
+            rng.uniform(-0.3, 0.3),
+            rng.uniform(-0.3, 0.3),
         );
         inertia += RigidInertia::from_com(m, p, Mat3::identity() * (0.004 * m));
     }
@@ -188,7 +217,7 @@ fn random_inertia(rng: &mut impl Rng) -> RigidInertia {
 /// A random kinematic tree with random axes, placements and physical
 /// inertias, reproducible from `seed`.
 pub fn random_tree(options: RandomTreeOptions, seed: u64) -> Model {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut rng = SplitMix64(seed);
     let mut bodies = Vec::new();
     if options.free_root {
         bodies.push(body(
@@ -202,23 +231,23 @@ pub fn random_tree(options: RandomTreeOptions, seed: u64) -> Model {
     }
     for k in 0..options.joints {
         let n = bodies.len();
-        let parent = if n == 0 || (!options.free_root && rng.random_bool(0.1)) {
+        let parent = if n == 0 || (!options.free_root && rng.chance(0.1)) {
             None
         } else {
-            Some(rng.random_range(0..n))
+            Some(rng.index(n))
         };
         let axis = random_unit(&mut rng);
-        let joint = if rng.random_bool(options.prismatic_probability) {
+        let joint = if rng.chance(options.prismatic_probability) {
             Joint::Prismatic { axis }
         } else {
             Joint::Revolute { axis }
         };
         let placement = Transform::new(
-            axis_angle(&random_unit(&mut rng), rng.random_range(-3.0..3.0)),
+            axis_angle(&random_unit(&mut rng), rng.uniform(-3.0, 3.0)),
             Vec3::new(
-                rng.random_range(-0.5..0.5),
-                rng.random_range(-0.5..0.5),
-                rng.random_range(-0.5..0.5),
+                rng.uniform(-0.5, 0.5),
+                rng.uniform(-0.5, 0.5),
+                rng.uniform(-0.5, 0.5),
             ),
         );
         bodies.push(body(

@@ -33,7 +33,7 @@ pub use inertia_check::{
 pub use joint::{Joint, JointLimits};
 pub use mimic::{Coupling, MimicError, MimicRelation};
 pub use rotors::{Rotor, RotorError};
-pub(crate) use urdf::parse_urdf;
+pub use urdf::parse_urdf;
 pub use urdf::{RootJoint, UrdfOptions, MAX_URDF_LINKS};
 pub use warning::ModelWarning;
 

@@ -177,7 +177,11 @@ pub const MAX_URDF_LINKS: usize = 10_000;
 /// Parses URDF text with urdf-rs after checking its nesting depth (the
 /// parser recurses per level) and its number of links and joints;
 /// `file` names the source in errors.
-pub(crate) fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
+///
+/// # Errors
+/// [`ModelError`] naming `file` when the XML nests too deeply, has too many
+/// links or joints, or is not a URDF urdf-rs can read.
+pub fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
     check_xml_depth(text.as_bytes(), file)?;
     for element in ["link", "joint"] {
         let count = count_top_level(text.as_bytes(), element);

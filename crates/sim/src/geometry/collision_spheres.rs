@@ -5,8 +5,8 @@
 //! link's frame, its radius reaching their farthest point.
 
 use super::{Part, Shape};
-use crate::model::Model;
-use crate::spatial::{Transform, Vec3};
+use passivity_dynamics::model::Model;
+use passivity_dynamics::spatial::{Transform, Vec3};
 
 /// `parts` with the collision shapes of every link named in `links`
 /// replaced by that link's bounding sphere. The error names a link the
@@ -39,7 +39,7 @@ pub fn with_collision_spheres(
         let (center, radius) = bounding_sphere(&points);
         spheres.push(Part {
             frame,
-            origin: Transform::new(crate::spatial::Mat3::identity(), center),
+            origin: Transform::new(passivity_dynamics::spatial::Mat3::identity(), center),
             shape: Shape::Sphere { radius },
         });
     }
@@ -112,7 +112,7 @@ fn bounding_sphere(points: &[Vec3]) -> (Vec3, f64) {
 mod tests {
     use super::*;
     use crate::geometry::{shipped_robot_file, urdf_shapes, GeometryKind, MeshCache};
-    use crate::model::RootJoint;
+    use passivity_dynamics::model::RootJoint;
 
     #[test]
     fn solo_feet_become_their_16_mm_balls_and_nothing_else_changes() {
@@ -161,7 +161,7 @@ mod tests {
         let offset = Vec3::new(0.1, 0.0, -0.2);
         let part = Part {
             frame,
-            origin: Transform::new(crate::spatial::Mat3::identity(), offset),
+            origin: Transform::new(passivity_dynamics::spatial::Mat3::identity(), offset),
             shape: Shape::Box {
                 size: [0.2, 0.4, 0.4],
             },

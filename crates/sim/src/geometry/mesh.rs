@@ -1,6 +1,6 @@
 //! Mesh files: finding them from a URDF and reading them into one triangle list.
 
-use crate::input::{check_xml_depth, read_bytes, InputKind};
+use passivity_dynamics::input::{check_xml_depth, read_bytes, InputKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -12,7 +12,7 @@ pub use collision_spheres::with_collision_spheres;
 pub use mesh::{read_mesh, resolve_mesh_path, MeshCache, MeshData};
 pub use urdf_shapes::{urdf_shapes, GeometryKind, MissingGeometry, UrdfShapes};
 
-use crate::spatial::Transform;
+use passivity_dynamics::spatial::Transform;
 use std::path::PathBuf;
 
 /// A file of the robots shipped in `assets/robots/example-robot-data/robots`
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 #[cfg(test)]
 pub(crate) fn shipped_robot_file(relative: &str) -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/robots/example-robot-data/robots")
+        .join("../../assets/robots/example-robot-data/robots")
         .join(relative)
 }
 use std::sync::Arc;

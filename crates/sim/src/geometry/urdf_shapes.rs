@@ -2,9 +2,9 @@
 //! the model's frames.
 
 use super::{resolve_mesh_path, MeshCache, Part, Shape};
-use crate::input::{read_text, InputKind};
-use crate::model::{parse_urdf, Model};
-use crate::spatial::{rpy_to_matrix, Transform, Vec3};
+use passivity_dynamics::input::{read_text, InputKind};
+use passivity_dynamics::model::{parse_urdf, Model};
+use passivity_dynamics::spatial::{rpy_to_matrix, Transform, Vec3};
 use std::path::Path;
 
 /// Which elements of the URDF to read.
@@ -112,7 +112,7 @@ pub fn urdf_shapes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::RootJoint;
+    use passivity_dynamics::model::RootJoint;
 
     #[test]
     fn solo_collision_shapes_are_its_stl_meshes() {

@@ -14,9 +14,52 @@
 //! references, so V = 1/2 s^T H s (+ the parameter term) has
 //! V_dot = -s^T K_D s for every admissible factorization.
 
-use super::task::{Cholesky, SingularityDamping, TaskWorkspace};
-use super::Desired;
+use super::slotine_li::{sliding_storage, sliding_torque};
+use super::{check_size, Adaptation, Evaluation, GainSizes, StorageParts};
+use crate::task::{Cholesky, SingularityDamping, TaskWorkspace};
+use crate::task_control::TaskControl;
+use crate::tracking::Tracking;
+use crate::ControlError;
 use nalgebra::{DMatrix, DVector};
+
+/// Slotine and Li's Cartesian law: `lambda` per task coordinate, `kd` and
+/// the posture gain k_0 per joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSlotineLi {
+    /// Lambda_x: x_dot_r = x_dot_d* - Lambda_x e.
+    pub lambda: Vec<f64>,
+    /// K_D on the joint sliding variable s.
+    pub kd: Vec<f64>,
+    /// k_0: the posture velocity q_dot_0 = q_dot_0d - k_0 (q - q_0d).
+    pub posture: Vec<f64>,
+    /// The adaptation law, if adaptive.
+    pub adaptation: Option<Adaptation>,
+}
+
+impl TaskSlotineLi {
+    pub(crate) fn check(&self, sizes: &GainSizes) -> Result<(), ControlError> {
+        let m = sizes.task()?;
+        check_size("lambda", &self.lambda, m)?;
+        check_size("kd", &self.kd, sizes.joints)?;
+        check_size("posture_gain", &self.posture, sizes.joints)?;
+        if let Some(a) = &self.adaptation {
+            check_size("gamma", &a.gamma, sizes.parameters)?;
+        }
+        Ok(())
+    }
+
+    /// The torque at the references the task gave (see
+    /// [`TaskControl::evaluate`]).
+    pub(crate) fn torque(&self, ev: &mut Evaluation, tau: &mut [f64]) {
+        sliding_torque(&self.kd, ev, tau);
+    }
+
+    /// 1/2 s^T H s, with the task error's norm.
+    pub(crate) fn storage(&self, ev: &mut Evaluation, task: Option<&TaskControl>) -> StorageParts {
+        let e_norm = task.map_or(0.0, |tc| tc.ws.error.norm());
+        sliding_storage(ev, e_norm)
+    }
+}
 
 /// Buffers for q_dot_r and q_ddot_r from a task.
 #[derive(Clone, Debug)]
@@ -48,26 +91,30 @@ impl JointReferenceFromTask {
         }
     }
 
-    /// q_dot_r and q_ddot_r into `v_r`, `a_r`, from the task's x_dot_r and
-    /// x_ddot_r (in `task`), the posture reference `posture` with its errors
-    /// `e` = q - q_0d and `e_dot` = q_dot - q_dot_0d, and the posture gains k_0.
+    /// q_dot_r and q_ddot_r into the tracking's `v_r`, `a_r`, from the
+    /// task's x_dot_r and x_ddot_r (in `task`), the posture reference (the
+    /// tracking's desired state, with its errors e = q - q_0d and e_dot =
+    /// q_dot - q_dot_0d) and the posture gains k_0.
     /// With c = M^-1 (x_dot_r - J q_dot_0), M = J J^T + mu^2 1:
     /// q_dot_r = J^T c + q_dot_0 and
     /// q_ddot_r = J_dot^T c + J^T M^-1 (x_ddot_r - J_dot q_dot_0 - J q_ddot_0
     /// - (J_dot J^T + J J_dot^T + d(mu^2)/dt 1) c) + q_ddot_0.
-    #[allow(clippy::too_many_arguments)]
     pub fn compute(
         &mut self,
         task: &TaskWorkspace,
         damping: &SingularityDamping,
-        posture: &Desired,
-        e: &[f64],
-        e_dot: &[f64],
         k0: &[f64],
-        v_r: &mut [f64],
-        a_r: &mut [f64],
+        tracking: &mut Tracking,
     ) {
         let (j, j_dot) = (&task.jacobian, &task.jacobian_dot);
+        let Tracking {
+            desired: posture,
+            e,
+            e_dot,
+            v_r,
+            a_r,
+            ..
+        } = tracking;
         for i in 0..v_r.len() {
             self.posture_velocity[i] = posture.v[i] - k0[i] * e[i];
             self.posture_acceleration[i] = posture.a[i] - k0[i] * e_dot[i];
