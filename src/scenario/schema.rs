@@ -398,7 +398,7 @@ pub enum FactorizationSpec {
     /// C* + beta S^T (S v x) S on the given speed triples (default: all i < j < k).
     Torsion {
         beta: f64,
-        /// beta(q) = beta + sum of gradient[l] q_l (optional).
+        /// `beta(q) = beta + sum of gradient[l] q_l` (optional).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         beta_gradient: Vec<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]

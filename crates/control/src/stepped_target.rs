@@ -61,8 +61,8 @@ fn settle(w: f64, e0: f64, v0: f64, s: f64) -> (f64, f64, f64) {
     )
 }
 
-/// Coordinate `i` of the filtered target at time t > steps[0].time, the
-/// filter starting at (x0, v0) at steps[0].time: (x, x', x''). O(steps).
+/// Coordinate `i` of the filtered target at time t > `steps[0].time`, the
+/// filter starting at (x0, v0) at `steps[0].time`: (x, x', x''). O(steps).
 pub fn evaluate(
     bandwidth: f64,
     steps: &[TargetStep],

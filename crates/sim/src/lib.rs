@@ -5,7 +5,7 @@
 //! of the integrated state. A state that stops being finite or blows up ends
 //! the run with a [`Divergence`]; what was recorded stays available.
 //!
-//! With a [`RapierPlant`] (issue 6) rapier advances the true robot instead
+//! With a `RapierPlant` (feature `rapier`) rapier advances the true robot instead
 //! of ABA: the controller is sampled at the start of every step (or at its
 //! control rate) and held over it, adaptive estimates take an explicit Euler
 //! step, and the contacts of each step are kept and summarised.

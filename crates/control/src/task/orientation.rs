@@ -5,12 +5,12 @@
 
 use passivity_dynamics::spatial::{axis_angle, Mat3, Vec3};
 
-/// The skew matrix [w] with [w] x = w x x.
+/// The skew matrix `[w]` with `[w] x = w × x`.
 pub fn skew(w: &Vec3) -> Mat3 {
     Mat3::new(0.0, -w.z, w.y, w.z, 0.0, -w.x, -w.y, w.x, 0.0)
 }
 
-/// exp([w]): the rotation by |w| about w / |w|.
+/// `exp([w])`: the rotation by |w| about w / |w|.
 pub fn exp_so3(w: &Vec3) -> Mat3 {
     let angle = w.norm();
     if angle < 1e-300 {
@@ -65,9 +65,9 @@ pub fn log_so3(r: &Mat3) -> Vec3 {
 }
 
 /// The inverse left Jacobian of SO(3) at the rotation vector `e`:
-/// if R_e = exp([e]) turns with world angular velocity w
-/// (dR_e/dt = [w] R_e), then de/dt = J_l^-1(e) w, with
-/// J_l^-1(e) = 1 - [e]/2 + c [e]^2, c = (1 - (a/2) cot(a/2)) / a^2, a = |e|.
+/// if `R_e = exp([e])` turns with world angular velocity w
+/// (`dR_e/dt = [w] R_e`), then de/dt = J_l^-1(e) w, with
+/// `J_l^-1(e) = 1 - [e]/2 + c [e]^2`, c = (1 - (a/2) cot(a/2)) / a^2, a = |e|.
 /// Finite for every a < 2 pi (c = 1/pi^2 at a = pi); J_l^-1(e) e = e.
 pub fn left_jacobian_inverse(e: &Vec3) -> Mat3 {
     let a = e.norm();
