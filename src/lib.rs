@@ -26,3 +26,4 @@ pub mod eval;
 pub mod figures;
 pub mod io;
 pub mod scenario;
+pub mod sweep;

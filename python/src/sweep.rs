@@ -6,10 +6,8 @@
 use crate::error;
 use crate::interrupt::interruptible;
 use crate::scenario::Scenario;
-use passivity_lab::scenario::{
-    run_one, Scenario as LibScenario, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec,
-    SweepTable as LibTable, DEFAULT_METRICS, TIMING_COLUMNS,
-};
+use passivity_lab::scenario::{Scenario as LibScenario};
+use passivity_lab::sweep::{run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec, SweepTable as LibTable, DEFAULT_METRICS, TIMING_COLUMNS};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

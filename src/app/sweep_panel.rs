@@ -7,7 +7,8 @@
 
 use super::session::{Notices, Session};
 use super::variant_color32;
-use crate::scenario::{metric_names, FactorizationSpec, Scenario, SweepPlan, SweepTable};
+use crate::scenario::{FactorizationSpec, Scenario};
+use crate::sweep::{metric_names, SweepPlan, SweepTable};
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points};

@@ -8,9 +8,8 @@ use super::interrupt::{self, Interrupted};
 use super::sweep_merge;
 use super::{load_scenario, output_folder};
 use anyhow::Context;
-use passivity_lab::scenario::{
-    format_duration, with_parameters, Scenario, Selection, SweepPlan, SweepSpec, DEFAULT_METRICS,
-};
+use passivity_lab::scenario::{format_duration, Scenario};
+use passivity_lab::sweep::{with_parameters, Selection, SweepPlan, SweepSpec, DEFAULT_METRICS};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 use passivity_lab::io::RunFolder;
-use passivity_lab::scenario::{merge_tables, metric_names, table_from_json, DEFAULT_METRICS};
+use passivity_lab::sweep::{merge_tables, metric_names, table_from_json, DEFAULT_METRICS};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -1,7 +1,7 @@
 //! Scenarios: a TOML file that states everything a run needs (design sec.
 //! 8), turned into closed-loop simulations, run headless, and written out as
 //! CSV time series, a JSON summary, the resolved scenario and plots (PNG and
-//! SVG); lessons; sweeps.
+//! SVG); lessons. Sweeps of a scenario are the sibling module `sweep`.
 
 mod budget;
 pub mod figure;
@@ -17,12 +17,6 @@ mod schema;
 mod spectra;
 mod spectrum_plot;
 mod stable_hash;
-mod sweep;
-mod sweep_grid;
-mod sweep_merge;
-mod sweep_plot;
-mod sweep_shard;
-mod sweep_table;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
 pub use for_urdf::scenario_for_urdf;
@@ -34,16 +28,6 @@ pub use runner::{run_variant, run_variant_until, VariantResult};
 pub use schema::*;
 pub use spectra::{spectrum_summary, variant_spectra, VariantSpectra};
 pub use stable_hash::stable_hash;
-pub use sweep::{run_one, with_parameters, SweepPlan, SweepRun};
-pub use sweep_grid::{
-    parse_grid, parse_sample, point_seed, Distribution, GridAxis, SampleAxis, SweepPoint,
-    SweepSpec, SweepSpecError,
-};
-pub use sweep_merge::{merge_tables, table_from_json, SweepMergeError};
-pub use sweep_shard::Selection;
-pub use sweep_table::{
-    metric_names, metric_value, SweepLine, SweepRow, SweepTable, DEFAULT_METRICS, TIMING_COLUMNS,
-};
 
 use crate::algorithms::check_dynamics_size;
 use crate::control::stepped_target;

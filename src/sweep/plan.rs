@@ -20,12 +20,12 @@
 //!    table (missing runs stated, never complete with runs missing) and
 //!    `table.write(dir, metrics)` writes it.
 
-use super::output::summary;
-use super::stable_hash::stable_hash;
-use super::sweep_grid::{SweepPoint, SweepSpec};
-use super::sweep_shard::Selection;
-use super::sweep_table::{metric_names, SweepRow, SweepTable};
-use super::{run_variant_until, RunEstimate, Scenario, ScenarioError, Variant};
+use super::grid::{SweepPoint, SweepSpec};
+use super::shard::Selection;
+use super::table::{metric_names, SweepRow, SweepTable};
+use crate::scenario::stable_hash;
+use crate::scenario::summary;
+use crate::scenario::{run_variant_until, RunEstimate, Scenario, ScenarioError, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -94,7 +94,7 @@ pub fn with_parameters(
         message,
     };
     let mut doc: toml::Table =
-        toml::from_str(&scenario.text).map_err(|e| bad("", e.to_string()))?;
+        toml::from_str(scenario.text()).map_err(|e| bad("", e.to_string()))?;
     for (key, value) in keys.iter().zip(values) {
         set_key(&mut doc, key, value).map_err(|m| bad(key, m))?;
     }

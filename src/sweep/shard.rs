@@ -2,7 +2,7 @@
 //! job arrays: run `i` belongs to shard `i % N + 1`, so every shard gets
 //! runs of every point), or a list of runs (to rerun one row).
 
-use super::sweep_grid::SweepSpecError;
+use super::grid::SweepSpecError;
 
 /// The runs of a plan a table is meant to hold.
 #[derive(Clone, Debug, PartialEq, Eq)]

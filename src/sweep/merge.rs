@@ -3,8 +3,8 @@
 //! agree in every column but the timing ones; the joined table selects
 //! every run of the plan and states which are missing.
 
-use super::sweep_shard::Selection;
-use super::sweep_table::{SweepRow, SweepTable};
+use super::shard::Selection;
+use super::table::{SweepRow, SweepTable};
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -5,8 +5,8 @@
 //! which runs are missing, and the files `sweep.csv`, `sweep.json` and the
 //! plot of metrics against the first key.
 
-use super::sweep_plot::write_sweep_plot;
-use super::sweep_shard::Selection;
+use super::plot::write_sweep_plot;
+use super::shard::Selection;
 use crate::io::write_atomically;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
