@@ -38,6 +38,17 @@ fn session(app: &App) -> &Session {
     app.world().resource::<Session>()
 }
 
+/// The texts of the error notices shown so far.
+fn error_notices(app: &App) -> Vec<String> {
+    app.world()
+        .resource::<Notices>()
+        .items
+        .iter()
+        .filter(|n| n.error)
+        .map(|n| n.text.clone())
+        .collect()
+}
+
 /// Updates until the session has reached `t` seconds.
 fn run_until(app: &mut App, t: f64) {
     while session(app).time() < t {
@@ -242,14 +253,7 @@ fn bad_input_is_reported_and_the_session_stays() {
         s.scenario.file.name, "planar_arm",
         "the good scenario stays"
     );
-    let errors: Vec<String> = app
-        .world()
-        .resource::<Notices>()
-        .items
-        .iter()
-        .filter(|n| n.error)
-        .map(|n| n.text.clone())
-        .collect();
+    let errors = error_notices(&app);
     assert_eq!(errors.len(), 3, "{errors:#?}");
     assert!(errors[0].contains("no_such_file.toml"), "{}", errors[0]);
     assert!(
@@ -275,14 +279,7 @@ fn a_run_beyond_the_ceiling_is_refused() {
     app.world_mut()
         .write_message(SessionCommand::Open(ScenarioSource::Scenario(long)));
     app.update();
-    let errors: Vec<String> = app
-        .world()
-        .resource::<Notices>()
-        .items
-        .iter()
-        .filter(|n| n.error)
-        .map(|n| n.text.clone())
-        .collect();
+    let errors = error_notices(&app);
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(
         errors[0].contains("long.toml") && errors[0].contains("integration steps"),

@@ -77,8 +77,7 @@ fn capture(open: Option<&Path>, name: &str) -> (Image, serde_json::Value) {
 /// [`capture`] with the playback at `speed` (x real time).
 fn capture_at_speed(open: Option<&Path>, name: &str, speed: f64) -> (Image, serde_json::Value) {
     // Kept after the run, for a look at what the app showed.
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::kept_dir("app-window");
     let shot = dir.join(format!("{name}.png"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_passivity-lab"));
     cmd.arg("gui");
@@ -316,8 +315,7 @@ fn the_torsion_lab_shows_contorsion_and_transport() {
 #[test]
 #[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
 fn a_recording_is_an_animated_gif() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::kept_dir("app-window");
     let gif = dir.join("lesson5.gif");
     let _ = std::fs::remove_file(&gif);
     let out = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
@@ -384,8 +382,7 @@ fn a_recording_is_an_animated_gif() {
 #[test]
 #[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
 fn a_broken_scenario_opens_the_default_with_a_message() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-window");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::kept_dir("app-window");
     let bad = dir.join("broken.toml");
     std::fs::write(
         &bad,

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{allocations, repo_path};
+use common::{allocations, coupled_robot, random_state, repo_path, Lcg};
 use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
     aba, cluster_aba, crba, operational_space_inverse_inertia,
@@ -16,27 +16,6 @@ use passivity_lab::algorithms::{
 };
 use passivity_lab::model::{Joint, Model, RootJoint, UrdfOptions};
 use serde_json::Value;
-
-/// A small deterministic generator (no test-time randomness crate needed).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-
-    fn index(&mut self, n: usize) -> usize {
-        ((self.next() * n as f64) as usize).min(n - 1)
-    }
-}
 
 /// Gear ratios and multipliers drawn from: negative, large, small, unit.
 const MULTIPLIERS: [f64; 7] = [-150.0, 300.0, 0.1, -2.5, 3.0, -1.0, 9.0];
@@ -166,14 +145,6 @@ fn rel(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
-fn random_state(model: &Model, r: &mut Lcg) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let mut q: Vec<f64> = (0..model.nq).map(|_| r.range(-1.5, 1.5)).collect();
-    model.normalize_configuration(&mut q);
-    let v = (0..model.nv).map(|_| r.range(-2.0, 2.0)).collect();
-    let a = (0..model.nv).map(|_| r.range(-2.0, 2.0)).collect();
-    (q, v, a)
-}
-
 #[test]
 fn cluster_aba_inverts_rnea_and_matches_the_dense_solve_on_random_coupled_robots() {
     let (mut merged, mut rotors, mut free) = (0, 0, 0);
@@ -206,7 +177,7 @@ fn cluster_aba_inverts_rnea_and_matches_the_dense_solve_on_random_coupled_robots
         let mut ws = Workspace::new(&model);
         let mut r = Lcg(seed);
         for sample in 0..3 {
-            let (q, v, a) = random_state(&model, &mut r);
+            let (q, [v, a]) = random_state(&model, &mut r, 2.0);
             let what = format!("seed {seed}, sample {sample}, {root:?}");
             let tau = rnea(&model, &mut ws, &q, &v, &a).as_slice().to_vec();
             let got = cluster_aba(&model, &mut ws, &q, &v, &tau)
@@ -283,15 +254,7 @@ fn cluster_aba_matches_pinocchio_h_and_rnea() {
         let path = repo_path(&format!("tests/fixtures/reference/{file}"));
         let reference: Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let model = Model::from_urdf_file(
-            repo_path(urdf),
-            UrdfOptions {
-                root,
-                mimic: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let model = coupled_robot(urdf, root);
         let (vo, qo) = file_order(&model, reference["joint_names"].as_array().unwrap());
         let nv = model.nv;
         let mut ws = Workspace::new(&model);
@@ -374,7 +337,7 @@ fn cluster_efpa_matches_the_dense_formula_without_allocating() {
         }
         let mut ws = Workspace::new(&model);
         let mut r = Lcg(seed + 1000);
-        let (q, _, _) = random_state(&model, &mut r);
+        let (q, [_, _]) = random_state(&model, &mut r, 2.0);
         let frames = body_frames(&model, 5);
         check_efpa(
             &format!("seed {seed}, {root:?}"),
@@ -386,18 +349,10 @@ fn cluster_efpa_matches_the_dense_formula_without_allocating() {
     }
     assert!(merged >= 3, "{merged}");
     for (file, urdf, root) in CASES {
-        let model = Model::from_urdf_file(
-            repo_path(urdf),
-            UrdfOptions {
-                root,
-                mimic: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let model = coupled_robot(urdf, root);
         let mut ws = Workspace::new(&model);
         let mut r = Lcg(7);
-        let (q, _, _) = random_state(&model, &mut r);
+        let (q, [_, _]) = random_state(&model, &mut r, 2.0);
         check_efpa(file, &model, &body_frames(&model, 12), &q, &mut ws);
     }
 }
@@ -407,7 +362,7 @@ fn cluster_aba_does_not_allocate() {
     let model = load(&random_coupled_urdf(3, 12), RootJoint::Free);
     assert!(model.coupling().is_some());
     let mut ws = Workspace::new(&model);
-    let (q, v, tau) = random_state(&model, &mut Lcg(3));
+    let (q, [v, tau]) = random_state(&model, &mut Lcg(3), 2.0);
     aba(&model, &mut ws, &q, &v, &tau);
     let n = allocations(|| {
         aba(&model, &mut ws, &q, &v, &tau);

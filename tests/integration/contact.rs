@@ -88,12 +88,7 @@ fn solo12_falls_lands_on_its_four_feet_and_settles_carrying_its_weight() {
 #[test]
 fn the_panda_presses_on_the_table_with_bounded_force_and_torsion_shows() {
     let scenario = load("scenarios/panda_table_press.toml");
-    let results: Vec<_> = scenario
-        .variants()
-        .unwrap()
-        .into_iter()
-        .map(|v| run_variant(v, &mut |_| {}))
-        .collect();
+    let results = common::run_variants(&scenario);
     for r in &results {
         assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
         // The fingers dip into the table every cycle: about half the time in contact.
@@ -145,10 +140,7 @@ fn the_panda_presses_on_the_table_with_bounded_force_and_torsion_shows() {
 }
 
 fn error_of(text: &str) -> String {
-    match Scenario::parse(text, "bad.toml") {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
+    common::scenario_error(text, "bad.toml").to_string()
 }
 
 const BASE: &str = r#"name = "t"
@@ -172,7 +164,7 @@ fn a_bad_environment_or_plant_is_refused_with_its_key() {
         ),
         (
             "[simulation]\nplant = \"bullet\"\n",
-            "simulation.plant: 'bullet' is not a plant",
+            "simulation.plant: unknown variant `bullet`, expected one of `own`, `contact`, `rapier`",
         ),
         (
             "[simulation]\nsubsteps = 8\n",
@@ -244,17 +236,7 @@ fn single_body(
     use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache};
     use passivity_lab::model::RootJoint;
     use passivity_lab::sim::{Environment, Ground, HullCache, RapierPlant};
-    let urdf = dir.join("shape.urdf");
-    std::fs::write(
-        &urdf,
-        format!(
-            r#"<robot name="shape"><link name="body">
-  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry>{geometry}</geometry></collision>
-</link></robot>"#
-        ),
-    )
-    .unwrap();
+    let urdf = common::write_shape_urdf(dir, geometry);
     let model = Model::from_urdf_file(&urdf, RootJoint::Free).unwrap();
     let shapes = urdf_shapes(
         &model,

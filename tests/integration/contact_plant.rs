@@ -6,12 +6,12 @@
 
 use crate::common;
 
-use common::repo_path;
+use common::{max_difference, repo_path};
 use passivity_lab::algorithms::{aba, Workspace};
 use passivity_lab::model::{Model, RootJoint, UrdfOptions};
 use passivity_lab::scenario::{run_variant, Scenario};
-use passivity_lab::sim::total_normal_force;
 use passivity_lab::sim::ContactPlant;
+use passivity_lab::sim::{total_normal_force, Simulation};
 use passivity_lab::spatial::quaternion_to_matrix;
 
 fn parse(text: &str) -> Scenario {
@@ -28,17 +28,7 @@ fn primitives_fall_and_rest_on_the_ground_carrying_their_weight() {
         (r#"<box size="0.1 0.2 0.3"/>"#, 0.15),
         (r#"<sphere radius="0.07"/>"#, 0.07),
     ] {
-        let urdf = dir.join("shape.urdf");
-        std::fs::write(
-            &urdf,
-            format!(
-                r#"<robot name="shape"><link name="body">
-  <inertial><mass value="2.0"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry>{geometry}</geometry></collision>
-</link></robot>"#
-            ),
-        )
-        .unwrap();
+        let urdf = common::write_shape_urdf(&dir, geometry);
         let text = format!(
             r#"name = "drop"
 [robot]
@@ -154,13 +144,6 @@ fn solo_drop(plant: &str, dt: f64, duration: f64) -> (Vec<f64>, f64) {
         }
     }
     (heights, sim.contact_stats().time_in_contact)
-}
-
-fn max_difference(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 /// Halving the step: the base-height trajectory of the Solo-12 drop
@@ -353,17 +336,16 @@ fn a_ball_bounces_by_the_ground_restitution() {
     }
 }
 
-/// The Solo-12 drop with `robot.collision_spheres` on the four feet: each
-/// foot touches the ground at one point (a ball, not a hull's patch), the
-/// robot settles carrying exactly its weight, and at the height the mesh
-/// feet give (the 16.1 mm balls reach 0.12 mm below the feet's meshes;
-/// measured: 0.228644 m against 0.228525 m).
-#[test]
-fn solo_on_ball_feet_settles_on_four_points_carrying_its_weight() {
+/// The first variant of the Solo-12 drop with `robot.collision_spheres`
+/// on the four feet and `robot_lines` added to its `[robot]` table, after
+/// 3000 steps (3 s), and the robot's weight (N).
+fn solo_on_ball_feet_after_3_s(robot_lines: &str) -> (Simulation, f64) {
     let path = repo_path("scenarios/solo12_drop.toml");
     let text = std::fs::read_to_string(&path).unwrap().replace(
         "root = \"free\"",
-        "root = \"free\"\ncollision_spheres = [\"FL_FOOT\", \"FR_FOOT\", \"HL_FOOT\", \"HR_FOOT\"]",
+        &format!(
+            "root = \"free\"\ncollision_spheres = [\"FL_FOOT\", \"FR_FOOT\", \"HL_FOOT\", \"HR_FOOT\"]{robot_lines}"
+        ),
     );
     let scenario = Scenario::parse(&text, &path).unwrap();
     let mut sim = scenario.variants().unwrap().remove(0).simulation;
@@ -371,6 +353,17 @@ fn solo_on_ball_feet_settles_on_four_points_carrying_its_weight() {
     for _ in 0..3000 {
         sim.step().unwrap();
     }
+    (sim, weight)
+}
+
+/// The Solo-12 drop with `robot.collision_spheres` on the four feet: each
+/// foot touches the ground at one point (a ball, not a hull's patch), the
+/// robot settles carrying exactly its weight, and at the height the mesh
+/// feet give (the 16.1 mm balls reach 0.12 mm below the feet's meshes;
+/// measured: 0.228644 m against 0.228525 m).
+#[test]
+fn solo_on_ball_feet_settles_on_four_points_carrying_its_weight() {
+    let (sim, weight) = solo_on_ball_feet_after_3_s("");
     let contacts = sim.contacts();
     assert_eq!(contacts.len(), 4, "{contacts:?}");
     assert!(contacts
@@ -598,11 +591,8 @@ size = [0.2, 0.1, 0.2]
 /// included, to 1e-6.
 #[test]
 fn solo_with_rotors_lands_and_carries_its_weight() {
-    let path = repo_path("scenarios/solo12_drop.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace(
-        "root = \"free\"",
-        r#"root = "free"
-collision_spheres = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+    let (sim, weight) = solo_on_ball_feet_after_3_s(
+        r#"
 [[robot.rotors]]
 joints = ["FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"]
 gear_ratio = 9.0
@@ -610,13 +600,7 @@ mass = 0.03
 axial_inertia = 4.5e-6
 transverse_inertia = 3e-6"#,
     );
-    let scenario = Scenario::parse(&text, &path).unwrap();
-    let mut sim = scenario.variants().unwrap().remove(0).simulation;
     assert_eq!(sim.plant.nbodies(), 13 + 12);
-    let weight: f64 = sim.plant.bodies.iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
-    for _ in 0..3000 {
-        sim.step().unwrap();
-    }
     let contacts = sim.contacts();
     assert_eq!(contacts.len(), 4, "{contacts:?}");
     let force = total_normal_force(contacts);

@@ -4,11 +4,11 @@
 
 use crate::common;
 
-use common::repo_path;
-use passivity_lab::control::{Adaptation, ControlLaw, Controller, JointTerms, Reference, Sine};
+use common::{repo_path, simulate, ClosedLoop};
+use passivity_lab::control::{Adaptation, ControlLaw, JointTerms, Reference, Sine};
 use passivity_lab::factorization::{Beta, Factorization, TorsionTerm};
 use passivity_lab::model::{Model, RootJoint};
-use passivity_lab::sim::{parameters_of, ControlMode, Integrator, Simulation, Stepping};
+use passivity_lab::sim::parameters_of;
 use passivity_lab::spatial::RigidInertia;
 
 fn robot(path: &str) -> Model {
@@ -50,41 +50,31 @@ fn factorizations(n: usize) -> Vec<Factorization> {
     ]
 }
 
-#[allow(clippy::too_many_arguments)]
-fn simulate(
+/// `law` with `f` on `plant` (`estimate` its model) tracking [`sines`]
+/// from rest at q = `q0` on every joint: the initial sample and every
+/// `stride`-th of `steps` RK4 steps of `dt`.
+fn on_sines(
     plant: &Model,
     estimate: &Model,
     law: ControlLaw,
     f: Factorization,
-    reference: Reference,
-    q0: Vec<f64>,
-    v0: Vec<f64>,
-    dt: f64,
-    steps: usize,
-    stride: usize,
+    q0: f64,
+    (dt, steps, stride): (f64, usize, usize),
 ) -> Vec<passivity_lab::sim::Sample> {
-    let controller = Controller::new(law, f, reference, None, estimate).unwrap();
-    let stepping = Stepping {
-        integrator: Integrator::Rk4,
+    let n = plant.nv;
+    simulate(ClosedLoop {
+        plant,
+        estimate,
+        law,
+        factorization: f,
+        reference: sines(n),
+        task: None,
+        q0: vec![q0; n],
+        v0: vec![0.0; n],
         dt,
-        control: ControlMode::Continuous,
-    };
-    let mut sim = Simulation::new(
-        plant.clone(),
-        estimate.clone(),
-        controller,
-        stepping,
-        q0,
-        v0,
-    );
-    let mut out = vec![sim.sample()];
-    for k in 1..=steps {
-        sim.step().unwrap();
-        if k % stride == 0 {
-            out.push(sim.sample());
-        }
-    }
-    out
+        steps,
+        stride,
+    })
 }
 
 /// With the exact model and a start on the reference, every law tracks
@@ -118,18 +108,19 @@ fn exact_model_tracks_exactly() {
     ];
     for law in laws {
         for f in factorizations(n) {
-            let samples = simulate(
-                &panda,
-                &panda,
-                law.clone(),
-                f.clone(),
-                reference.clone(),
-                d.q.clone(),
-                d.v.clone(),
-                1e-3,
-                2000,
-                10,
-            );
+            let samples = simulate(ClosedLoop {
+                plant: &panda,
+                estimate: &panda,
+                law: law.clone(),
+                factorization: f.clone(),
+                reference: reference.clone(),
+                task: None,
+                q0: d.q.clone(),
+                v0: d.v.clone(),
+                dt: 1e-3,
+                steps: 2000,
+                stride: 10,
+            });
             let worst = samples
                 .iter()
                 .map(|s| s.lyapunov.e_norm)
@@ -183,17 +174,13 @@ fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {
     };
     let mut finals = Vec::new();
     for f in factorizations(n) {
-        let samples = simulate(
+        let samples = on_sines(
             &ur5,
             &estimate,
             law.clone(),
             f.clone(),
-            sines(n),
-            vec![0.0; n],
-            vec![0.0; n],
-            1e-3,
-            3000,
-            10,
+            0.0,
+            (1e-3, 3000, 10),
         );
         assert_never_increases(&samples, f.name());
         // The identity itself, V_dot = -s^T K_D s = -15 |s|^2, by central
@@ -201,17 +188,13 @@ fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {
         // light wrist links make s decay at rates near 1000 / s at first, where
         // the difference quotient is off by up to 2e-3 of the peak; after
         // 20 ms the identity holds to 2e-6 of it.
-        let fine = simulate(
+        let fine = on_sines(
             &ur5,
             &estimate,
             law.clone(),
             f.clone(),
-            sines(n),
-            vec![0.0; n],
-            vec![0.0; n],
-            1e-4,
-            5000,
-            1,
+            0.0,
+            (1e-4, 5000, 1),
         );
         let peak = fine
             .iter()
@@ -249,18 +232,7 @@ fn pd_plus_lyapunov_never_increases() {
         kd: vec![10.0; n],
     };
     for f in factorizations(n) {
-        let samples = simulate(
-            &ur5,
-            &ur5,
-            law.clone(),
-            f.clone(),
-            sines(n),
-            vec![0.2; n],
-            vec![0.0; n],
-            1e-3,
-            3000,
-            10,
-        );
+        let samples = on_sines(&ur5, &ur5, law.clone(), f.clone(), 0.2, (1e-3, 3000, 10));
         assert_never_increases(&samples, f.name());
     }
 }
@@ -285,17 +257,13 @@ fn adaptation_respects_bounds() {
                 bounds,
             }),
         };
-        simulate(
+        on_sines(
             &ur5,
             &estimate,
             law,
             Factorization::ChristoffelConsistent,
-            sines(n),
-            vec![0.0; n],
-            vec![0.0; n],
-            1e-3,
-            2000,
-            10,
+            0.0,
+            (1e-3, 2000, 10),
         )
     };
     let escape = |samples: &[passivity_lab::sim::Sample]| {

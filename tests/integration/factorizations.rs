@@ -22,11 +22,10 @@ use passivity_lab::model::{
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
+/// A random state ([`common::random_state`]: coordinates and speeds in
+/// [-1.5, 1.5)) drawn from `SmallRng` seeded with `seed`.
 fn random_state(model: &Model, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let mut q: Vec<f64> = (0..model.nq).map(|_| rng.random_range(-1.5..1.5)).collect();
-    model.normalize_configuration(&mut q);
-    let v = (0..model.nv).map(|_| rng.random_range(-1.5..1.5)).collect();
+    let (q, [v]) = common::random_state(model, &mut rand::rngs::SmallRng::seed_from_u64(seed), 1.5);
     (q, v)
 }
 
@@ -394,28 +393,20 @@ fn task_space_coriolis_is_admissible() {
         model.integrate(&q, &v, eps, &mut qp);
         model.integrate(&q, &v, -eps, &mut qm);
         for axes in [JacobianFrame::Local, JacobianFrame::WorldAligned] {
-            let lp = task_space_dynamics(
-                &model,
-                &mut ws,
-                &qp,
-                &v,
-                &frames,
-                axes,
-                &Factorization::ChristoffelConsistent,
-            )
-            .lambda
-            .unwrap();
-            let lm = task_space_dynamics(
-                &model,
-                &mut ws,
-                &qm,
-                &v,
-                &frames,
-                axes,
-                &Factorization::ChristoffelConsistent,
-            )
-            .lambda
-            .unwrap();
+            let mut lambda_at = |q: &[f64]| {
+                task_space_dynamics(
+                    &model,
+                    &mut ws,
+                    q,
+                    &v,
+                    &frames,
+                    axes,
+                    &Factorization::ChristoffelConsistent,
+                )
+                .lambda
+                .unwrap()
+            };
+            let (lp, lm) = (lambda_at(&qp), lambda_at(&qm));
             let lambda_dot = (lp - lm) / (2.0 * eps);
             for f in all_factorizations(model.nv) {
                 let ts = task_space_dynamics(&model, &mut ws, &q, &v, &frames, axes, &f);

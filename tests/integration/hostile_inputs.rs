@@ -5,22 +5,11 @@
 
 use crate::common;
 
-use common::{repo_path, run, UR5};
+use common::{refused, repo_path, run, UR5};
 use passivity_lab::input::{InputError, MAX_XML_DEPTH};
 use passivity_lab::model::{Model, ModelError, RootJoint};
 use std::path::Path;
-use std::process::{Command, Output};
-
-/// Exit code and stderr; fails the test on a signal or a panic.
-fn refused(o: &Output) -> (i32, String) {
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let code = o
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("killed by a signal: {err}"));
-    assert!(!err.contains("panicked"), "{err}");
-    (code, err)
-}
+use std::process::Command;
 
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> common::Scratch {
@@ -60,15 +49,7 @@ fn deeply_nested_xml_is_refused_before_parsing() {
     std::fs::write(&scenario, one_joint_scenario("n.urdf")).unwrap();
     for args in [
         vec!["inspect", s(&deep)],
-        vec![
-            "eval",
-            "--urdf",
-            s(&deep),
-            "--input",
-            s(&input),
-            "--output",
-            s(&out),
-        ],
+        common::eval_args(s(&deep), s(&input), s(&out)),
         vec!["run", s(&scenario), "--out", s(&dir.join("results"))],
     ] {
         let (code, err) = refused(&run(&args));
@@ -121,18 +102,7 @@ fn devices_pipes_and_folders_are_not_read() {
     let mut cases = vec![
         (vec!["inspect", "/dev/zero"], "/dev/zero"),
         (vec!["run", "/dev/zero"], "/dev/zero"),
-        (
-            vec![
-                "eval",
-                "--urdf",
-                UR5,
-                "--input",
-                "/dev/zero",
-                "--output",
-                s(&out),
-            ],
-            "/dev/zero",
-        ),
+        (common::eval_args(UR5, "/dev/zero", s(&out)), "/dev/zero"),
         (vec!["inspect", s(&dir)], s(&dir)),
     ];
     // Opening a pipe for reading would block until a writer comes.
@@ -169,15 +139,7 @@ fn files_above_the_size_limits_are_refused_unread() {
         (vec!["inspect", s(&urdf)], &urdf, InputKind::Urdf),
         (vec!["run", s(&scenario)], &scenario, InputKind::Scenario),
         (
-            vec![
-                "eval",
-                "--urdf",
-                UR5,
-                "--input",
-                s(&states),
-                "--output",
-                s(&out),
-            ],
+            common::eval_args(UR5, s(&states), s(&out)),
             &states,
             InputKind::EvalStates,
         ),
@@ -344,15 +306,7 @@ fn robots_with_more_dofs_than_the_dynamics_handle_are_refused() {
     for args in [
         vec!["bench", "--model", s(&urdf)],
         vec!["run", s(&scenario), "--out", s(&dir.join("results"))],
-        vec![
-            "eval",
-            "--urdf",
-            s(&urdf),
-            "--input",
-            s(&input),
-            "--output",
-            s(&out),
-        ],
+        common::eval_args(s(&urdf), s(&input), s(&out)),
     ] {
         let (code, err) = refused(&run(&args));
         assert_eq!(code, 1, "{args:?}: {err}");
@@ -541,15 +495,7 @@ fn non_finite_eval_results_are_errors_naming_the_sample_and_quantity() {
     let input = dir.join("in.json");
     let out = dir.join("out.json");
     let eval = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "--urdf",
-            UR5,
-            "--input",
-            s(&input),
-            "--output",
-            s(&out),
-        ];
+        let mut args = common::eval_args(UR5, s(&input), s(&out));
         args.extend_from_slice(extra);
         run(&args)
     };

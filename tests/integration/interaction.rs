@@ -6,20 +6,15 @@
 use crate::common;
 
 use common::repo_path;
-use passivity_lab::scenario::{run_variant, Scenario, VariantResult};
+use passivity_lab::scenario::{Scenario, VariantResult};
 
+/// [`common::run_text`], failing the test on a divergence.
 fn run_text(text: &str) -> Vec<VariantResult> {
-    let scenario = Scenario::parse(text, repo_path("scenarios/test.toml")).unwrap();
-    scenario
-        .variants()
-        .unwrap()
-        .into_iter()
-        .map(|v| {
-            let r = run_variant(v, &mut |_| {});
-            assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
-            r
-        })
-        .collect()
+    let runs = common::run_text(text);
+    for r in &runs {
+        assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
+    }
+    runs
 }
 
 /// The largest |V(t) - V(0) - supply + dissipation - mismatch| of a run.

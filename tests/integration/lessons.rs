@@ -4,9 +4,8 @@
 use crate::common;
 
 use common::repo_path;
-use passivity_lab::scenario::{
-    lesson_chain, run_variant, Scenario, Selection, SweepPlan, DEFAULT_METRICS,
-};
+use passivity_lab::scenario::{lesson_chain, Scenario};
+use passivity_lab::sweep::{Selection, SweepPlan, DEFAULT_METRICS};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -71,12 +70,7 @@ fn every_lesson_runs_and_shows_its_point() {
     let mut results = Vec::new();
     for name in LESSONS {
         let scenario = Scenario::load(lesson_path(name)).unwrap();
-        let runs: Vec<_> = scenario
-            .variants()
-            .unwrap()
-            .into_iter()
-            .map(|v| run_variant(v, &mut |_| {}))
-            .collect();
+        let runs = common::run_variants(&scenario);
         for r in &runs {
             assert!(
                 r.divergence.is_none(),
@@ -84,11 +78,7 @@ fn every_lesson_runs_and_shows_its_point() {
                 r.name,
                 r.divergence
             );
-            let skew = r
-                .samples
-                .iter()
-                .map(|s| s.skew_residual)
-                .fold(0.0, f64::max);
+            let skew = common::max_skew_residual(r);
             assert!(skew < 1e-9, "{name}: {}: skew residual {skew}", r.name);
         }
         results.push(runs);

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::repo_path;
+use common::{coupled_robot, repo_path};
 use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
     christoffel_symbols, coriolis_matrix, crba, generalized_gravity, rnea, BodyFactorization,
@@ -192,19 +192,6 @@ fn reference(file: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// A robot by its path in the repository.
-fn coupled(urdf: &str, root: RootJoint) -> Model {
-    Model::from_urdf_file(
-        repo_path(urdf),
-        UrdfOptions {
-            root,
-            mimic: true,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-}
-
 /// (reference file, URDF, root) of the three coupled robots.
 const CASES: [(&str, &str, RootJoint); 3] = [
     ("panda_mimic.json", PANDA, RootJoint::Fixed),
@@ -212,44 +199,24 @@ const CASES: [(&str, &str, RootJoint); 3] = [
     ("solo12_rotors.json", SOLO12_ROTORS, RootJoint::Free),
 ];
 
-/// Quantities the reference files hold, besides dH/dt.
-const QUANTITIES: [&str; 9] = [
-    "tau_rnea",
-    "gravity",
-    "mass_matrix",
-    "coriolis_matrix",
-    "coriolis_force",
-    "aba_ddq",
-    "christoffel_first_kind",
-    "tau_slotine_li",
-    "kinetic_energy",
-];
-
 /// Every comparison within the tolerances of the reference tests (1e-9
 /// relative; 1e-6 for dH/dt against the reference's finite difference).
 fn assert_matches(what: &str, ours: &Value, reference: &Value) {
     let comparisons = compare(ours, reference);
-    for q in QUANTITIES.iter().chain(&["hdot"]) {
+    for q in common::REFERENCE_QUANTITIES.iter().chain(&["hdot"]) {
         assert!(
             comparisons.iter().any(|c| c.quantity == *q),
             "{what}: {q} not compared"
         );
     }
-    for c in &comparisons {
-        assert!(
-            c.relative_error <= c.tolerance,
-            "{what}: {} off by {:e}",
-            c.quantity,
-            c.relative_error
-        );
-    }
+    common::assert_within_tolerance(what, &comparisons);
 }
 
 #[test]
 fn oracle_matches_pinocchio_reference_files() {
     for (file, urdf, root) in CASES {
         let reference = reference(file);
-        let model = coupled(urdf, root);
+        let model = coupled_robot(urdf, root);
         assert_eq!(model.nv as u64, reference["nv"].as_u64().unwrap(), "{file}");
         let order = Order::new(&model, reference["joint_names"].as_array().unwrap());
         let mut oracle = oracle::Oracle::new(&model);
@@ -289,7 +256,7 @@ fn oracle_matches_pinocchio_reference_files() {
 fn cluster_algorithms_match_pinocchio_reference_files() {
     for (file, urdf, root) in CASES {
         let reference = reference(file);
-        let mut model = coupled(urdf, root);
+        let mut model = coupled_robot(urdf, root);
         let ours = evaluate(
             &mut model,
             &reference,
@@ -313,7 +280,7 @@ fn without_the_option_mimic_tags_are_ignored() {
     let tree = Model::from_urdf_file(repo_path(PANDA), RootJoint::Fixed).unwrap();
     assert!(tree.coupling().is_none());
     assert_eq!((tree.nq, tree.nv), (9, 9));
-    let model = coupled(PANDA, RootJoint::Fixed);
+    let model = coupled_robot(PANDA, RootJoint::Fixed);
     assert_eq!((model.nq, model.nv), (8, 8));
     assert_eq!((model.tree_nq(), model.tree_nv()), (9, 9));
     let finger2 = model.body_by_joint_name("panda_finger_joint2").unwrap();
@@ -451,21 +418,13 @@ fn load_str(text: &str, root: RootJoint) -> Result<Model, passivity_lab::model::
     )
 }
 
-/// A random state of the system: joints in [-1.5, 1.5], a unit quaternion.
+/// A random state of the system ([`common::random_state`]: joints in
+/// [-1.5, 1.5), a unit quaternion, four speed vectors) from `seed`, mixed
+/// by one step of the generator.
 fn random_state(model: &Model, seed: u64) -> (Vec<f64>, [Vec<f64>; 4]) {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = move || {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((x >> 11) as f64 / (1u64 << 53) as f64) * 3.0 - 1.5
-    };
-    let mut q: Vec<f64> = (0..model.nq).map(|_| next()).collect();
-    model.normalize_configuration(&mut q);
-    let speeds = std::array::from_fn(|_| (0..model.nv).map(|_| next()).collect());
-    (q, speeds)
+    let mut r = common::Lcg(seed);
+    r.step();
+    common::random_state(model, &mut r, 1.5)
 }
 
 /// Largest difference relative to max(1, largest magnitude of `want`).
@@ -715,21 +674,13 @@ fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
     let input = repo_path("tests/fixtures/reference/panda_rotors.json");
     let output = dir.join("out.json");
     let eval = |input: &std::path::Path, extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "--urdf",
-            urdf,
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            output.to_str().unwrap(),
-        ];
+        let mut args = common::eval_args(urdf, input.to_str().unwrap(), output.to_str().unwrap());
         args.extend_from_slice(extra);
         common::run(&args)
     };
     // "mimic": true in the file turns mimic joints on.
     let o = eval(&input, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{}", common::stderr(&o));
     let ours: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
     assert_eq!(
         ours["joint_names"],
@@ -747,17 +698,15 @@ fn the_binary_evaluates_mimic_files_and_inspects_couplings() {
     let plain_path = dir.join("plain.json");
     std::fs::write(&plain_path, plain.to_string()).unwrap();
     let o = eval(&plain_path, &["--mimic"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{}", common::stderr(&o));
     let o = eval(&plain_path, &[]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = common::stderr(&o);
     assert!(
         !o.status.success() && err.contains("panda_finger_joint2"),
         "{err}"
     );
     // inspect --mimic lists the relations.
-    let o = common::run(&["inspect", urdf, "--mimic"]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (out, _) = common::run_ok(&["inspect", urdf, "--mimic"]);
     assert!(out.contains("nq = 8, nv = 8"), "{out}");
     assert!(
         out.contains("8 mimic joints (tree nq = 16, nv = 16"),

@@ -7,6 +7,7 @@
 
 use crate::common;
 
+use common::max_difference;
 use passivity_lab::scenario::Scenario;
 use passivity_lab::sim::{ControlMode, Integrator, RapierPlant, Simulation, Stepping};
 
@@ -91,13 +92,6 @@ fn rapier(dt: f64, damping: f64) -> Vec<f64> {
         plant.read_state(&mut q, &mut v);
     }
     q
-}
-
-fn max_difference(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]

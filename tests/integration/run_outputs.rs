@@ -6,11 +6,11 @@
 
 use crate::common;
 
-use common::repo_path;
+use common::{eval_args, repo_path, run_scenario_within, run_within, stderr};
 use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{RunEstimate, Scenario, MAX_STEPS};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const UR5: &str = "assets/robots/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
@@ -20,54 +20,9 @@ fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new("outputs", name)
 }
 
-/// Runs the binary in the repository and returns its output; a run that
-/// does not end within `seconds` is killed and fails the test (a hang must
-/// not hang the suite).
-fn run_within(seconds: f64, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
-        .args(args)
-        .current_dir(repo_path(""))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed().as_secs_f64() > seconds {
-            let _ = child.kill();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "{args:?} still ran after {seconds} s: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// A point-mass scenario with the given `[simulation]` lines.
 fn point_mass(simulation: &str) -> String {
-    format!(
-        r#"name = "pm"
-[robot]
-builtin = "point_mass"
-gravity = [0.0, 0.0, 0.0]
-[controller]
-kind = "pd_plus"
-kp = 10.0
-kd = 5.0
-[reference]
-kind = "hold"
-q = [0.1, 0.0, 0.0]
-[simulation]
-{simulation}
-"#
-    )
+    common::point_mass_hold("pm", simulation)
 }
 
 /// A one-second point-mass scenario file in `dir` with these variants
@@ -103,15 +58,7 @@ fn runs_beyond_the_step_ceiling_are_refused_with_their_size() {
         let text = point_mass(&format!("{simulation}\nplant = \"{plant}\""));
         let scenario = write(&dir, "long.toml", &text);
         let out = dir.join("out");
-        let o = run_within(
-            20.0,
-            &[
-                "run",
-                scenario.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ],
-        );
+        let o = run_scenario_within(20.0, &scenario, &out);
         let err = stderr(&o);
         assert!(!o.status.success(), "{simulation} {plant}: {err}");
         for needle in [
@@ -635,15 +582,11 @@ fn eval_never_replaces_a_device_a_folder_a_pipe_or_its_input() {
     ] {
         let o = run_within(
             60.0,
-            &[
-                "eval",
-                "--urdf",
+            &eval_args(
                 urdf.to_str().unwrap(),
-                "--input",
                 input.to_str().unwrap(),
-                "--output",
                 output.to_str().unwrap(),
-            ],
+            ),
         );
         let err = stderr(&o);
         assert!(
@@ -665,15 +608,11 @@ fn eval_never_replaces_a_device_a_folder_a_pipe_or_its_input() {
     std::os::unix::fs::symlink(&target, dir.join("out-link.json")).unwrap();
     let o = run_within(
         60.0,
-        &[
-            "eval",
-            "--urdf",
+        &eval_args(
             urdf.to_str().unwrap(),
-            "--input",
             input.to_str().unwrap(),
-            "--output",
             dir.join("out-link.json").to_str().unwrap(),
-        ],
+        ),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::symlink_metadata(dir.join("out-link.json"))
@@ -772,15 +711,7 @@ fn a_bad_name_fails_before_the_run_and_writes_nothing() {
     text += "[[variants]]\nname = \"fine\"\n[[variants]]\nname = \"bad/name\"\n";
     let scenario = write(&dir, "s.toml", &text);
     let out = dir.join("out");
-    let o = run_within(
-        5.0,
-        &[
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let o = run_scenario_within(5.0, &scenario, &out);
     assert!(
         !o.status.success() && stderr(&o).contains("variants[1].name"),
         "{}",

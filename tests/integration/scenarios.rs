@@ -8,13 +8,7 @@ use common::repo_path;
 use passivity_lab::scenario::{run_variant, Scenario, ScenarioError, VariantResult};
 
 fn run(path: &str) -> Vec<VariantResult> {
-    let scenario = Scenario::load(repo_path(path)).unwrap();
-    scenario
-        .variants()
-        .unwrap()
-        .into_iter()
-        .map(|v| run_variant(v, &mut |_| {}))
-        .collect()
+    common::run_variants(&Scenario::load(repo_path(path)).unwrap())
 }
 
 /// What Wensing, Englsberger & Slotine (2023) shows in Figs. 4-7, as measured numbers (this run: C*
@@ -94,20 +88,14 @@ fn point_mass_torsion_reproduces_the_paper() {
 }
 
 fn error_of(text: &str) -> String {
-    match Scenario::parse(text, "bad.toml") {
-        Ok(_) => panic!("scenario accepted:\n{text}"),
-        Err(e) => {
-            let m = e.to_string();
-            assert!(m.starts_with("bad.toml:"), "{m}");
-            assert!(matches!(
-                e,
-                ScenarioError::Syntax { .. }
-                    | ScenarioError::Invalid { .. }
-                    | ScenarioError::Model { .. }
-            ));
-            m
-        }
-    }
+    let e = common::scenario_error(text, "bad.toml");
+    let m = e.to_string();
+    assert!(m.starts_with("bad.toml:"), "{m}");
+    assert!(matches!(
+        e,
+        ScenarioError::Syntax { .. } | ScenarioError::Invalid { .. } | ScenarioError::Model { .. }
+    ));
+    m
 }
 
 const BASE: &str = r#"name = "t"
@@ -263,11 +251,7 @@ fn shipped_scenarios_run_cleanly() {
                 r.name,
                 r.divergence
             );
-            let skew = r
-                .samples
-                .iter()
-                .map(|s| s.skew_residual)
-                .fold(0.0, f64::max);
+            let skew = common::max_skew_residual(&r);
             assert!(
                 skew < 1e-9,
                 "{}: {}: skew residual {skew}",
@@ -276,7 +260,7 @@ fn shipped_scenarios_run_cleanly() {
             );
             // A legged robot standing on joint PD+ sags under its weight
             // (tests/integration/contact.rs checks that it settles instead).
-            if scenario.file.robot.root == "free" {
+            if scenario.file.robot.root == passivity_lab::scenario::RootSpec::Free {
                 continue;
             }
             // A drag held to the end (panda_drag) is a load the loop is

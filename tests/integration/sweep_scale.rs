@@ -4,10 +4,9 @@
 
 use crate::common;
 
-use common::run;
-use passivity_lab::scenario::{
-    run_one, stable_hash, Scenario, Selection, SweepPlan, SweepSpec, TIMING_COLUMNS,
-};
+use common::{run, stderr};
+use passivity_lab::scenario::{stable_hash, Scenario};
+use passivity_lab::sweep::{run_one, Selection, SweepPlan, SweepSpec, TIMING_COLUMNS};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -16,10 +15,6 @@ use std::sync::atomic::AtomicBool;
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new("sweep-scale", name)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The paper's point mass (C* and beta = -5), cut to `duration` seconds,
@@ -92,7 +87,7 @@ fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
     // One run alone, from the scenario and the spec only, gives its row.
     let alone = run_one(&scenario, &spec, 9, &AtomicBool::new(false)).unwrap();
     assert_eq!(alone.without_timing(), table.rows[9].without_timing());
-    let back = passivity_lab::scenario::SweepRow::from_json(&alone.to_json()).unwrap();
+    let back = passivity_lab::sweep::SweepRow::from_json(&alone.to_json()).unwrap();
     assert_eq!(back, alone);
     assert!(run_one(&scenario, &spec, 12, &AtomicBool::new(false))
         .unwrap_err()
@@ -455,23 +450,10 @@ fn a_diverging_run_is_a_row_marked_diverged() {
     let scenario = dir.join("stiff.toml");
     std::fs::write(
         &scenario,
-        r#"name = "stiff"
-[robot]
-builtin = "point_mass"
-gravity = [0.0, 0.0, 0.0]
-[controller]
-kind = "pd_plus"
-kp = 10.0
-kd = 5.0
-[reference]
-kind = "hold"
-q = [0.1, 0.0, 0.0]
-[simulation]
-duration = 1.0
-step = 0.01
-[output]
-plots = false
-"#,
+        common::point_mass_hold(
+            "stiff",
+            "duration = 1.0\nstep = 0.01\n[output]\nplots = false",
+        ),
     )
     .unwrap();
     let out = dir.join("out");

@@ -6,14 +6,14 @@
 
 use crate::common;
 
-use common::repo_path;
+use common::{repo_path, simulate, ClosedLoop};
 use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
 use passivity_lab::control::operational_space::OperationalSpace;
 use passivity_lab::control::task::{SingularityDamping, TaskWorkspace};
-use passivity_lab::control::{ControlLaw, Controller, Reference, Task, TaskKind, TaskReference};
+use passivity_lab::control::{ControlLaw, Reference, Task, TaskKind, TaskReference};
 use passivity_lab::factorization::{Beta, Factorization, TorsionTerm};
 use passivity_lab::model::{Model, RootJoint};
-use passivity_lab::sim::{ControlMode, Integrator, Sample, Simulation, Stepping};
+use passivity_lab::sim::Sample;
 use passivity_lab::spatial::RigidInertia;
 use serde_json::Value;
 
@@ -82,40 +82,47 @@ fn factorizations(n: usize) -> Vec<Factorization> {
     ]
 }
 
-/// Every `stride`-th sample of a continuous-control RK4 run.
-#[allow(clippy::too_many_arguments)]
-fn simulate(
-    plant: &Model,
-    estimate: &Model,
+/// `law` with `f` on the exact UR5 following the tool0 pose circle
+/// anchored at [`UR5_Q`] (posture: hold [`UR5_Q`]), started at rest at
+/// `q0`: the initial sample and every `stride`-th of `steps` RK4 steps of
+/// `dt`.
+fn on_circle(
+    ur5: &Model,
     law: ControlLaw,
     f: Factorization,
-    task: Task,
-    posture: Reference,
-    (q0, v0): (&[f64], &[f64]),
+    q0: &[f64],
     (dt, steps, stride): (f64, usize, usize),
 ) -> Vec<Sample> {
-    let controller = Controller::new(law, f, posture, Some(task), estimate).unwrap();
-    let stepping = Stepping {
-        integrator: Integrator::Rk4,
+    simulate(ClosedLoop {
+        plant: ur5,
+        estimate: ur5,
+        law,
+        factorization: f,
+        reference: Reference::Hold { q: UR5_Q.to_vec() },
+        task: Some(circle_task(ur5, "tool0", TaskKind::Pose, &UR5_Q)),
+        q0: q0.to_vec(),
+        v0: vec![0.0; 6],
         dt,
-        control: ControlMode::Continuous,
-    };
-    let mut sim = Simulation::new(
-        plant.clone(),
-        estimate.clone(),
-        controller,
-        stepping,
-        q0.to_vec(),
-        v0.to_vec(),
-    );
-    let mut out = vec![sim.sample()];
-    for k in 1..=steps {
-        sim.step().unwrap();
-        if k % stride == 0 {
-            out.push(sim.sample());
-        }
-    }
-    out
+        steps,
+        stride,
+    })
+}
+
+/// The least-norm joint velocity J^T (J J^T)^-1 x_dot at `q`, J the
+/// Jacobian of `task` evaluated there at rest at t = 0 with the gains
+/// `lambda`, and x_dot = `x_dot` of that evaluation.
+fn least_norm_velocity(
+    model: &Model,
+    task: &Task,
+    q: &[f64],
+    lambda: &[f64],
+    x_dot: impl FnOnce(&TaskWorkspace) -> nalgebra::DVector<f64>,
+) -> nalgebra::DVector<f64> {
+    let mut tw = TaskWorkspace::new(model, task);
+    let mut ws = Workspace::new(model);
+    tw.evaluate(model, &mut ws, task, 0.0, q, &vec![0.0; model.nv], lambda);
+    let j = &tw.jacobian;
+    j.transpose() * (j * j.transpose()).cholesky().unwrap().solve(&x_dot(&tw))
 }
 
 /// dV/dt by central differences against -y^T K y at every interior sample;
@@ -181,16 +188,19 @@ fn operational_slotine_li_dissipates_exactly_for_every_factorization() {
         };
         let name = format!("{} + task torsion {}", f.name(), task.torsion.len());
         let posture = Reference::Hold { q: anchor.to_vec() };
-        let samples = simulate(
-            &ur5,
-            &ur5,
-            law.clone(),
-            f.clone(),
-            task.clone(),
-            posture.clone(),
-            (&offset, &[0.0; 6]),
-            (1e-4, 5000, 1),
-        );
+        let samples = simulate(ClosedLoop {
+            plant: &ur5,
+            estimate: &ur5,
+            law: law.clone(),
+            factorization: f.clone(),
+            reference: posture.clone(),
+            task: Some(task.clone()),
+            q0: offset.to_vec(),
+            v0: vec![0.0; 6],
+            dt: 1e-4,
+            steps: 5000,
+            stride: 1,
+        });
         let mismatch = storage_rate_mismatch(&samples, task_dissipation(&kd));
         println!("{name}: |V_dot + s_x^T K_D s_x| <= {mismatch:.2e} of the peak dissipation");
         // Central differences over 0.2 ms: error (dt^2 / 6) V''' ~ 1e-6 of
@@ -201,16 +211,19 @@ fn operational_slotine_li_dissipates_exactly_for_every_factorization() {
         assert!(e_end < 0.5 * e0, "{name}: converges ({e0} -> {e_end})");
         finals.push(samples.last().unwrap().q.clone());
 
-        let matched = simulate(
-            &ur5,
-            &ur5,
-            law.clone(),
-            f.clone(),
-            task,
-            posture,
-            (&anchor, &[0.0; 6]),
-            (1e-3, 2000, 10),
-        );
+        let matched = simulate(ClosedLoop {
+            plant: &ur5,
+            estimate: &ur5,
+            law: law.clone(),
+            factorization: f.clone(),
+            reference: posture,
+            task: Some(task),
+            q0: anchor.to_vec(),
+            v0: vec![0.0; 6],
+            dt: 1e-3,
+            steps: 2000,
+            stride: 10,
+        });
         let worst = matched
             .iter()
             .map(|s| s.lyapunov.e_norm)
@@ -246,16 +259,7 @@ fn operational_pd_plus_dissipates_exactly() {
     };
     let offset: Vec<f64> = UR5_Q.iter().map(|q| q - 0.05).collect();
     for f in factorizations(6) {
-        let samples = simulate(
-            &ur5,
-            &ur5,
-            law.clone(),
-            f.clone(),
-            circle_task(&ur5, "tool0", TaskKind::Pose, &UR5_Q),
-            Reference::Hold { q: UR5_Q.to_vec() },
-            (&offset, &[0.0; 6]),
-            (1e-4, 5000, 1),
-        );
+        let samples = on_circle(&ur5, law.clone(), f.clone(), &offset, (1e-4, 5000, 1));
         let mismatch = storage_rate_mismatch(&samples, task_dissipation(&kd));
         println!("PD+ {}: mismatch {mismatch:.2e}", f.name());
         assert!(mismatch < 1e-5, "{}: V_dot mismatch {mismatch:e}", f.name());
@@ -280,16 +284,7 @@ fn cartesian_slotine_li_dissipates_exactly_for_every_factorization() {
         adaptation: None,
     };
     for f in factorizations(6) {
-        let samples = simulate(
-            &ur5,
-            &ur5,
-            uniform.clone(),
-            f.clone(),
-            circle_task(&ur5, "tool0", TaskKind::Pose, &UR5_Q),
-            Reference::Hold { q: UR5_Q.to_vec() },
-            (&offset, &[0.0; 6]),
-            (1e-4, 5000, 1),
-        );
+        let samples = on_circle(&ur5, uniform.clone(), f.clone(), &offset, (1e-4, 5000, 1));
         let mismatch =
             storage_rate_mismatch(&samples, |s: &Sample| 0.05 * s.lyapunov.s_norm.powi(2));
         println!("Cartesian Slotine-Li {}: mismatch {mismatch:.2e}", f.name());
@@ -301,16 +296,7 @@ fn cartesian_slotine_li_dissipates_exactly_for_every_factorization() {
             posture: vec![0.0; 6],
             adaptation: None,
         };
-        let samples = simulate(
-            &ur5,
-            &ur5,
-            working,
-            f.clone(),
-            circle_task(&ur5, "tool0", TaskKind::Pose, &UR5_Q),
-            Reference::Hold { q: UR5_Q.to_vec() },
-            (&offset, &[0.0; 6]),
-            (1e-3, 3000, 10),
-        );
+        let samples = on_circle(&ur5, working, f.clone(), &offset, (1e-3, 3000, 10));
         let e0 = samples[0].lyapunov.e_norm;
         let e_end = samples.last().unwrap().lyapunov.e_norm;
         assert!(
@@ -347,23 +333,9 @@ fn panda_posture_stays_out_of_the_task() {
         .map(|(i, q)| if i < 7 { q + 0.04 } else { *q })
         .collect();
     // v0 = J^T (J J^T)^-1 x_dot_r(0), so that s_x(0) = 0.
-    let mut tw = TaskWorkspace::new(&panda, &task);
-    let mut ws = Workspace::new(&panda);
-    tw.evaluate(
-        &panda,
-        &mut ws,
-        &task,
-        0.0,
-        &start,
-        &vec![0.0; n],
-        &[lambda; 6],
-    );
-    let j = &tw.jacobian;
-    let v0 = j.transpose()
-        * (j * j.transpose())
-            .cholesky()
-            .unwrap()
-            .solve(&tw.reference_velocity);
+    let v0 = least_norm_velocity(&panda, &task, &start, &[lambda; 6], |tw| {
+        tw.reference_velocity.clone()
+    });
     let run = |kp0: f64, kd0: f64| {
         let law = ControlLaw::OperationalSlotineLi {
             lambda: vec![lambda; 6],
@@ -371,16 +343,19 @@ fn panda_posture_stays_out_of_the_task() {
             posture_kp: vec![kp0; n],
             posture_kd: vec![kd0; n],
         };
-        simulate(
-            &panda,
-            &panda,
-            law,
-            Factorization::ChristoffelConsistent,
-            task.clone(),
-            posture.clone(),
-            (&start, v0.as_slice()),
-            (1e-3, 2000, 10),
-        )
+        simulate(ClosedLoop {
+            plant: &panda,
+            estimate: &panda,
+            law: law,
+            factorization: Factorization::ChristoffelConsistent,
+            reference: posture.clone(),
+            task: Some(task.clone()),
+            q0: start.to_vec(),
+            v0: v0.as_slice().to_vec(),
+            dt: 1e-3,
+            steps: 2000,
+            stride: 10,
+        })
     };
     let soft = run(0.0, 0.5);
     let stiff = run(40.0, 6.0);
@@ -519,40 +494,29 @@ fn task_torsion_twists_the_panda_path_but_not_its_storage() {
     // Thrown sideways at the start, like the paper's point mass (v0 off
     // the desired velocity): J v0 = [0.3, -0.2, 0] m/s.
     let task = circle_task(&panda, "panda_hand", TaskKind::Position, &PANDA_Q);
-    let mut tw = TaskWorkspace::new(&panda, &task);
-    let mut ws = Workspace::new(&panda);
-    tw.evaluate(
-        &panda,
-        &mut ws,
-        &task,
-        0.0,
-        &PANDA_Q,
-        &vec![0.0; n],
-        &[0.0; 3],
-    );
-    let j = &tw.jacobian;
-    let v0 = j.transpose()
-        * (j * j.transpose())
-            .cholesky()
-            .unwrap()
-            .solve(&nalgebra::DVector::from_column_slice(&[0.3, -0.2, 0.0]));
+    let v0 = least_norm_velocity(&panda, &task, &PANDA_Q, &[0.0; 3], |_| {
+        nalgebra::DVector::from_column_slice(&[0.3, -0.2, 0.0])
+    });
     let run = |torsion: Vec<TorsionTerm>| {
         let task = Task {
             torsion,
             ..task.clone()
         };
-        simulate(
-            &panda,
-            &estimate,
-            law.clone(),
-            Factorization::ChristoffelConsistent,
-            task,
-            Reference::Hold {
+        simulate(ClosedLoop {
+            plant: &panda,
+            estimate: &estimate,
+            law: law.clone(),
+            factorization: Factorization::ChristoffelConsistent,
+            reference: Reference::Hold {
                 q: PANDA_Q.to_vec(),
             },
-            (&PANDA_Q, v0.as_slice()),
-            (1e-3, 4000, 10),
-        )
+            task: Some(task),
+            q0: PANDA_Q.to_vec(),
+            v0: v0.as_slice().to_vec(),
+            dt: 1e-3,
+            steps: 4000,
+            stride: 10,
+        })
     };
     let c_star = run(Vec::new());
     let twisted = run(vec![TorsionTerm {

@@ -4,18 +4,8 @@
 
 use crate::common;
 
-use common::repo_path;
-use passivity_lab::scenario::{run_variant, Scenario, VariantResult};
-
-fn run_text(text: &str) -> Vec<VariantResult> {
-    let scenario = Scenario::parse(text, repo_path("scenarios/test.toml")).unwrap();
-    scenario
-        .variants()
-        .unwrap()
-        .into_iter()
-        .map(|v| run_variant(v, &mut |_| {}))
-        .collect()
-}
+use common::{repo_path, run_text};
+use passivity_lab::scenario::VariantResult;
 
 /// The UR5's tool0 pose at the start configuration of these tests.
 fn ur5_tool_at_start() -> passivity_lab::spatial::Transform {
@@ -32,10 +22,7 @@ fn ur5_tool_at_start() -> passivity_lab::spatial::Transform {
 }
 
 fn error_of(text: &str) -> String {
-    match Scenario::parse(text, repo_path("scenarios/bad.toml")) {
-        Ok(_) => panic!("scenario accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
+    common::scenario_error(text, repo_path("scenarios/bad.toml")).to_string()
 }
 
 /// The point mass of Wensing, Englsberger & Slotine (2023), sec. IV-A2 (m = 1, estimate 0.9, no gravity,

@@ -340,21 +340,12 @@ fn figure_connections_writes_png_and_svg() {
     let scratch = common::Scratch::new("transport", "figure");
     // A folder `figure` has to make.
     let dir = scratch.join("connections");
-    let out = common::run(&["figure", "connections", "--out", dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(&["figure", "connections", "--out", dir.to_str().unwrap()]);
     let png = std::fs::read(dir.join("connections.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     let svg = std::fs::read_to_string(dir.join("connections.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("C = beta (v x)"));
     let file = dir.join("connections.png");
-    let out = common::run(&["figure", "connections", "--out", file.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("is not a folder"),
-        "{err}"
-    );
+    let err = common::run_fails(&["figure", "connections", "--out", file.to_str().unwrap()]);
+    assert!(err.contains("is not a folder"), "{err}");
 }

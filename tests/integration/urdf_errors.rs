@@ -6,7 +6,7 @@
 //! corruptions of the real robots through the loader.
 
 use crate::common;
-use crate::common::repo_path;
+use crate::common::{repo_path, Lcg};
 use passivity_lab::input::InputError;
 use passivity_lab::model::{Joint, Model, ModelError, RootJoint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -858,22 +858,6 @@ fn real_robots_load_with_both_roots() {
     assert_eq!(nv_of("double_pendulum.urdf", RootJoint::Fixed), 2);
     assert_eq!(nv_of("solo12.urdf", RootJoint::Fixed), 12);
     assert_eq!(nv_of("solo12.urdf", RootJoint::Free), 18);
-}
-
-/// Knuth's MMIX linear congruential generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Byte spans of numbers inside attribute values.

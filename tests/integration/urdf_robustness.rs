@@ -344,7 +344,7 @@ fn the_command_line_reports_the_warning_and_strict_refuses() {
     let path = urdf.to_str().unwrap();
     for root in ["fixed", "free"] {
         let o = run(&["inspect", path, "--root", root]);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = common::stderr(&o);
         assert!(o.status.success(), "{err}");
         let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
         assert_eq!(warnings.len(), 1, "{err}");
@@ -354,7 +354,7 @@ fn the_command_line_reports_the_warning_and_strict_refuses() {
         );
 
         let o = run(&["inspect", path, "--root", root, "--strict"]);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = common::stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(
             err.contains(path) && err.contains("'lf_foot'") && err.contains("strict"),
@@ -391,7 +391,7 @@ fn scenario_runs_record_the_warning_and_robot_strict_refuses() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = common::stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
         err.lines()
@@ -413,7 +413,7 @@ fn scenario_runs_record_the_warning_and_robot_strict_refuses() {
         "--strict",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("'lf_foot'"));
+    assert!(common::stderr(&o).contains("'lf_foot'"));
 
     std::fs::write(&file, scenario(true)).unwrap();
     let e = Scenario::load(&file).unwrap_err().to_string();
