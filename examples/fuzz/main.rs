@@ -16,6 +16,13 @@
 //! A corpus entry is a folder `<outcome>-<kind>-<hash>` holding the inputs,
 //! `cmd.txt` (the arguments, one per line; `{dir}` is the entry's folder,
 //! `{repo}` the repository) and `stderr.txt`.
+//!
+//! The corpus folder defaults to `target/fuzz-corpus`, inside the build
+//! folder git ignores, so that findings are never committed by accident.
+//! A finding worth keeping is reduced to a minimal input and kept as a
+//! regression test instead: a fixture in `tests/fixtures/fuzz/` with a
+//! comment saying what the binary must do with it, checked by
+//! `tests/integration/fuzz_regressions.rs`.
 
 mod mutate;
 mod seeds;
@@ -45,8 +52,8 @@ struct Args {
     /// Address-space limit of one run in MiB (growing past it aborts).
     #[arg(long, default_value_t = 4096)]
     memory_mib: u64,
-    /// Where findings are saved.
-    #[arg(long, default_value = "fuzz/corpus")]
+    /// Where findings are saved (under target/, which git ignores).
+    #[arg(long, default_value = "target/fuzz-corpus")]
     corpus: PathBuf,
     /// Random seed (default: from the clock).
     #[arg(long)]

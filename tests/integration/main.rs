@@ -14,6 +14,7 @@ mod contact;
 mod contact_plant;
 mod control;
 mod factorizations;
+mod fuzz_regressions;
 mod hostile_inputs;
 mod interaction;
 mod lessons;
