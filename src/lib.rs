@@ -25,5 +25,6 @@ pub mod app;
 pub mod eval;
 pub mod figures;
 pub mod io;
+pub mod plot;
 pub mod scenario;
 pub mod sweep;

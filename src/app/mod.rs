@@ -42,6 +42,7 @@ pub mod trails;
 pub mod transported_frames;
 pub mod visuals;
 
+use crate::plot::palette::{self, Rgb};
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use std::path::PathBuf;
@@ -64,28 +65,21 @@ pub struct AppOptions {
     pub speed: Option<f64>,
 }
 
-/// The colour of variant `i` (3-D tint, trail, plot line and legend).
+/// The colour of variant `i` (3-D tint and trail): the figures' colour,
+/// [`crate::plot::palette::colour`].
 pub fn variant_color(i: usize) -> Color {
-    const PALETTE: [(f32, f32, f32); 6] = [
-        (0.20, 0.50, 0.95),
-        (0.95, 0.50, 0.10),
-        (0.20, 0.75, 0.30),
-        (0.85, 0.20, 0.55),
-        (0.60, 0.40, 0.90),
-        (0.90, 0.80, 0.15),
-    ];
-    let (r, g, b) = PALETTE[i % PALETTE.len()];
-    Color::srgb(r, g, b)
+    let Rgb(r, g, b) = palette::colour(i);
+    Color::srgb_u8(r, g, b)
 }
 
-/// The same colour for egui.
+/// A palette colour for egui.
+pub fn color32(Rgb(r, g, b): Rgb) -> bevy_egui::egui::Color32 {
+    bevy_egui::egui::Color32::from_rgb(r, g, b)
+}
+
+/// The colour of variant `i` for egui (plot line, legend, labels).
 pub fn variant_color32(i: usize) -> bevy_egui::egui::Color32 {
-    let c = variant_color(i).to_srgba();
-    bevy_egui::egui::Color32::from_rgb(
-        (c.red * 255.0) as u8,
-        (c.green * 255.0) as u8,
-        (c.blue * 255.0) as u8,
-    )
+    color32(palette::colour(i))
 }
 
 /// Every plugin of the app except Bevy's and egui's own.

@@ -5,15 +5,18 @@
 //! torsion readout. Hovering shows values; the plots follow the last few
 //! seconds or show the whole run. Applied live edits are marked. Passivity
 //! bookkeeping: supply, dissipation, mismatch and the balance residual.
+//! Headings, readers and colours are those of the figures
+//! ([`crate::plot::quantities`], [`crate::plot::palette`]).
 
 use super::camera::PanelMargins;
 use super::panels::show_side_panel;
 use super::session::{LiveVariant, Session};
 use super::spectrum_plot::{spectra_section, SpectrumCache};
 use super::torsion_view::TorsionViewSettings;
-use super::variant_color32;
-use crate::control::TaskSample;
-use crate::sim::{EnergyBalance, Sample};
+use super::{color32, variant_color32};
+use crate::plot::palette::{EDIT, REFERENCE_ON_DARK};
+use crate::plot::quantities::{self as q, log10};
+use crate::sim::Sample;
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
 use egui_plot::{HLine, Legend, Line, LineStyle, Plot, PlotPoints, VLine};
@@ -55,10 +58,25 @@ const PARAMETER_NAMES: [&str; 10] = [
 /// Reads a plotted value from recorded sample k of a variant.
 type Reader<'a> = Box<dyn Fn(&LiveVariant, usize) -> f64 + 'a>;
 
-/// One plotted quantity: its title and how to read it.
+/// One plot: its heading and how to read it.
 struct Quantity<'a> {
     title: String,
     value: Reader<'a>,
+}
+
+impl Quantity<'_> {
+    /// Component `index` of a quantity of the table, under `title`.
+    fn of(quantity: q::Quantity, title: String, index: usize) -> Quantity<'static> {
+        Quantity {
+            title,
+            value: Box::new(move |v, k| quantity.value(&v.samples, k, index)),
+        }
+    }
+
+    /// A scalar quantity of the table, under its heading.
+    fn scalar(quantity: q::Quantity) -> Quantity<'static> {
+        Quantity::of(quantity, quantity.heading.into(), 0)
+    }
 }
 
 /// The recorded samples of `v` within the window.
@@ -85,23 +103,14 @@ fn plot(ui: &mut egui::Ui, session: &Session, since: f64, q: &Quantity, extra: O
             if let Some(y) = extra {
                 p.hline(
                     HLine::new("true value", y)
-                        .color(egui::Color32::GRAY)
+                        .color(color32(REFERENCE_ON_DARK))
                         .style(LineStyle::dashed_loose()),
                 );
             }
             for (t, _) in session.edits.iter().filter(|(t, _)| *t >= since) {
-                p.vline(VLine::new("edit", *t).color(egui::Color32::DARK_GRAY));
+                p.vline(VLine::new("edit", *t).color(color32(EDIT)));
             }
         });
-}
-
-fn norm3(x: &[f64]) -> f64 {
-    x.iter().map(|a| a * a).sum::<f64>().sqrt()
-}
-
-/// log10 with a floor at 1e-14: below it, residuals are rounding noise.
-fn log10(x: f64) -> f64 {
-    x.max(1e-14).log10()
 }
 
 fn right_panel(
@@ -143,34 +152,11 @@ fn plots(
         .variants
         .iter()
         .any(|v| v.samples.last().is_some_and(|s| s.task.is_some()));
-    let mut quantities = vec![
-        Quantity {
-            title: "storage / Lyapunov value V (true model)".into(),
-            value: Box::new(|v, k| v.samples[k].lyapunov.value),
-        },
-        Quantity {
-            title: "tracking error |e| (joints, or the task)".into(),
-            value: Box::new(|v, k| v.samples[k].lyapunov.e_norm),
-        },
-        Quantity {
-            title: "passive output |s| (|s_x| for operational laws, |e_dot| for PD+)".into(),
-            value: Box::new(|v, k| v.samples[k].lyapunov.s_norm),
-        },
-    ];
+    let mut quantities: Vec<Quantity> = [q::LYAPUNOV, q::TRACKING_ERROR, q::PASSIVE_OUTPUT]
+        .map(Quantity::scalar)
+        .into();
     if with_task {
-        let task = |f: fn(&TaskSample) -> f64| -> Reader {
-            Box::new(move |v, k| v.samples[k].task.as_ref().map_or(f64::NAN, f))
-        };
-        quantities.extend([
-            Quantity {
-                title: "task position error |p - p_d| (mm)".into(),
-                value: task(|t| 1e3 * norm3(&t.error[3..])),
-            },
-            Quantity {
-                title: "|s_x| = |x_dot - x_dot_r|".into(),
-                value: task(|t| norm3(&t.sliding)),
-            },
-        ]);
+        quantities.extend([q::TASK_POSITION_ERROR, q::TASK_SLIDING].map(Quantity::scalar));
         let pose = session.variants.iter().any(|v| {
             v.sim
                 .controller
@@ -178,10 +164,7 @@ fn plots(
                 .is_some_and(|t| t.kind == crate::control::TaskKind::Pose)
         });
         if pose {
-            quantities.push(Quantity {
-                title: "task orientation error |log(R R_d^T)| (rad)".into(),
-                value: task(|t| norm3(&t.error[..3])),
-            });
+            quantities.push(Quantity::scalar(q::TASK_ORIENTATION_ERROR));
         }
     }
     let with_energy = session
@@ -189,7 +172,11 @@ fn plots(
         .iter()
         .any(|v| v.samples.last().is_some_and(|s| s.energy.is_some()));
     if with_energy {
-        quantities.extend(energy_quantities());
+        // The energy balance through the passive port y (README, "Pushes
+        // and the energy balance").
+        quantities.extend(
+            [q::SUPPLY, q::DISSIPATION, q::MISMATCH, q::BALANCE_RESIDUAL].map(Quantity::scalar),
+        );
     }
     if torsion.transport {
         quantities.push(Quantity {
@@ -220,10 +207,11 @@ fn plots(
         ui,
         session,
         since,
-        &Quantity {
-            title: format!("torque τ_{joint} (N m or N)"),
-            value: Box::new(move |v, k| v.samples[k].tau.get(joint).copied().unwrap_or(f64::NAN)),
-        },
+        &Quantity::of(
+            q::TORQUE,
+            format!("{}_{joint} ({})", q::TORQUE.heading, q::TORQUE.unit),
+            joint,
+        ),
         None,
     );
     let adaptive = session
@@ -247,20 +235,16 @@ fn plots(
             ui,
             session,
             since,
-            &Quantity {
-                title: format!("estimate of {}", name(p)),
-                value: Box::new(move |v, k| {
-                    v.samples[k].parameters.get(p).copied().unwrap_or(f64::NAN)
-                }),
-            },
+            &Quantity::of(
+                q::PARAMETER,
+                format!("{} {}", q::PARAMETER.heading, name(p)),
+                p,
+            ),
             session.variants[0].sim.true_parameters().get(p).copied(),
         );
     }
     let residuals = [
-        Quantity {
-            title: "log10 skew residual max|dH/dt - C - C^T|".into(),
-            value: Box::new(|v, k| log10(v.samples[k].skew_residual)),
-        },
+        Quantity::scalar(q::SKEW_RESIDUAL),
         Quantity {
             title: "log10 validity residual max|(C - C*) v|".into(),
             value: Box::new(|v, k| log10(v.view[k].validity_residual)),
@@ -269,45 +253,6 @@ fn plots(
     for q in &residuals {
         plot(ui, session, since, q, None);
     }
-}
-
-/// The energy balance through the passive port y (README, "Pushes and the
-/// energy balance"): supply, dissipation, model mismatch, and the residual
-/// of V(t) - V(t0) = supply - dissipation + mismatch since the first
-/// recorded sample t0 (the integrator's error; it jumps at a live edit,
-/// which changes the storage function).
-fn energy_quantities<'a>() -> [Quantity<'a>; 4] {
-    let energy = |f: fn(&EnergyBalance) -> f64| -> Reader {
-        Box::new(move |v, k| v.samples[k].energy.as_ref().map_or(f64::NAN, f))
-    };
-    [
-        Quantity {
-            title: "supply: integral of y^T tau_ext (J), the pushes' energy".into(),
-            value: energy(|e| e.supply),
-        },
-        Quantity {
-            title: "dissipation: integral of y^T K_D y (J)".into(),
-            value: energy(|e| e.dissipation),
-        },
-        Quantity {
-            title: "model mismatch: integral of y^T (tau - tau*) (J)".into(),
-            value: energy(|e| e.mismatch),
-        },
-        Quantity {
-            title: "balance residual V - V(t0) - supply + dissipation - mismatch (J)".into(),
-            value: Box::new(|v, k| {
-                let (s0, s) = (&v.samples[0], &v.samples[k]);
-                match (s0.energy, s.energy) {
-                    (Some(e0), Some(e)) => {
-                        (s.lyapunov.value - s0.lyapunov.value) - (e.supply - e0.supply)
-                            + (e.dissipation - e0.dissipation)
-                            - (e.mismatch - e0.mismatch)
-                    }
-                    _ => f64::NAN,
-                }
-            }),
-        },
-    ]
 }
 
 /// The factorization's numbers now: torsion norm, skew and validity

@@ -6,8 +6,9 @@
 //! centroid (Wensing, Englsberger & Slotine (2023), sec. VII).
 
 use super::session::Session;
-use super::variant_color32;
+use super::{color32, variant_color32};
 use crate::analysis::{power_spectrum, PowerSpectrum, DEFAULT_CUTOFF_HZ};
+use crate::plot::palette::REFERENCE_ON_DARK;
 use bevy_egui::egui;
 use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, VLine};
 
@@ -112,7 +113,7 @@ pub fn spectra_section(ui: &mut egui::Ui, session: &Session, cache: &mut Spectru
                     }
                     p.vline(
                         VLine::new("cutoff", DEFAULT_CUTOFF_HZ)
-                            .color(egui::Color32::GRAY)
+                            .color(color32(REFERENCE_ON_DARK))
                             .style(LineStyle::dashed_loose()),
                     );
                 });

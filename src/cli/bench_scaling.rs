@@ -13,7 +13,7 @@ use anyhow::Context;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
 use passivity_lab::figures::cost_table::{slope_table, to_csv, CostRow};
 use passivity_lab::model::Model;
-use passivity_lab::scenario::figure::write_figure;
+use passivity_lab::plot::figure::write_figure;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]

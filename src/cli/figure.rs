@@ -4,7 +4,7 @@ use anyhow::Context;
 use passivity_lab::figures::connections;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
 use passivity_lab::figures::cost_table::{from_csv, slope_table};
-use passivity_lab::scenario::figure::write_figure;
+use passivity_lab::plot::figure::write_figure;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]

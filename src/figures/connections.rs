@@ -5,7 +5,8 @@
 //! metric compatible or not (columns), straight geodesics or not (rows).
 
 use crate::analysis::{EuclideanConnection, Station};
-use crate::scenario::figure::{px, Area, DrawResult};
+use crate::plot::figure::{px, Area, DrawResult};
+use crate::plot::panels::colour;
 use nalgebra::Vector3;
 use plotters::prelude::*;
 
@@ -98,11 +99,7 @@ fn panel(area: &Area, connection: &EuclideanConnection, stations: &[Station]) ->
         path.iter().map(|s| screen(&s.position)),
         ShapeStyle::from(&BLACK).stroke_width(2),
     ))?;
-    let colours = [
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(31, 119, 180),
-    ];
+    let colours = [colour(1), colour(2), colour(0)];
     for s in stations {
         for (z, c) in s.frame.iter().zip(colours) {
             let tip = s.position + z * ARROW;

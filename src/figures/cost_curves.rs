@@ -5,8 +5,8 @@
 //! largest three) and the theoretical one.
 
 use super::cost_table::{curves, CostRow, Curve};
-use crate::scenario::figure::{px, Area, DrawResult};
-use crate::scenario::plots::colour;
+use crate::plot::figure::{px, Area, DrawResult};
+use crate::plot::panels::{colour, legend_mark};
 use plotters::prelude::*;
 
 /// The algorithms drawn, with their legend names (the CSV has more:
@@ -86,9 +86,7 @@ fn panel(area: &Area, title: &str, curves: &[(usize, &Curve)]) -> DrawResult {
         chart
             .draw_series(LineSeries::new(c.ours.iter().copied(), style))?
             .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + px(18) as i32, y)], colour.stroke_width(2))
-            });
+            .legend(move |(x, y)| legend_mark(x, y, colour));
         chart.draw_series(c.ours.iter().map(|&p| Circle::new(p, 3, style.filled())))?;
         if !c.pinocchio.is_empty() {
             chart.draw_series(DashedLineSeries::new(

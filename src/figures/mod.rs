@@ -1,6 +1,7 @@
 //! Figures that need no run (`passivity-lab figure`, `bench --scaling`),
 //! drawn once and written as PNG and SVG by
-//! [`crate::scenario::figure::write_figure`].
+//! [`crate::plot::figure::write_figure`], with the
+//! plotting module's palette.
 
 pub mod connections;
 pub mod cost_curves;

@@ -4,18 +4,15 @@
 //! SVG); lessons. Sweeps of a scenario are the sibling module `sweep`.
 
 mod budget;
-pub mod figure;
 mod for_urdf;
 pub mod interaction;
 mod lesson;
 mod names;
 mod output;
-pub(crate) mod plots;
 mod rotors;
 mod runner;
 mod schema;
 mod spectra;
-mod spectrum_plot;
 mod stable_hash;
 
 pub use budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};

@@ -6,7 +6,8 @@
 //! written completely or not at all.
 
 use super::spectra::{spectrum_summary, variant_spectra};
-use super::{plots, spectrum_plot, Scenario, VariantResult};
+use super::{Scenario, VariantResult};
+use crate::plot::{write_plots, write_torque_spectrum};
 use crate::control::TaskSample;
 use crate::io::write_atomically;
 use serde_json::json;
@@ -304,12 +305,12 @@ pub fn write_results(
         scenario.resolved_toml().as_bytes(),
     )?;
     if scenario.file.output.plots {
-        plots::write_plots(dir, scenario, results)?;
+        write_plots(dir, scenario, results)?;
         let spectra: Vec<_> = results
             .iter()
             .map(|r| (r.name.clone(), variant_spectra(r)))
             .collect();
-        spectrum_plot::write_torque_spectrum(dir, &spectra)?;
+        write_torque_spectrum(dir, &spectra)?;
     }
     Ok(())
 }

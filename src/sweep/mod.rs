@@ -6,7 +6,6 @@
 mod grid;
 mod merge;
 mod plan;
-mod plot;
 mod shard;
 mod table;
 

@@ -5,9 +5,9 @@
 //! which runs are missing, and the files `sweep.csv`, `sweep.json` and the
 //! plot of metrics against the first key.
 
-use super::plot::write_sweep_plot;
 use super::shard::Selection;
 use crate::io::write_atomically;
+use crate::plot::write_sweep_plot;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,10 @@
 //! the summary's share of power above it.
 
 use super::figure::{px, write_figure, Area, DrawResult};
-use super::plots::colour;
-use super::spectra::VariantSpectra;
+use super::palette::REFERENCE;
+use super::panels::colour;
 use crate::analysis::{PowerSpectrum, DEFAULT_CUTOFF_HZ};
+use crate::scenario::VariantSpectra;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -86,7 +87,7 @@ fn panel(area: &Area, title: &str, lines: &[(&str, usize, &PowerSpectrum)]) -> D
         [(DEFAULT_CUTOFF_HZ, low), (DEFAULT_CUTOFF_HZ, high)],
         px(6),
         px(4),
-        ShapeStyle::from(&BLACK).stroke_width(1),
+        ShapeStyle::from(&RGBColor::from(REFERENCE)).stroke_width(1),
     ))?;
     chart
         .configure_series_labels()

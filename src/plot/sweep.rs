@@ -2,9 +2,9 @@
 //! per metric, one line (with a marker per run) per variant and per
 //! combination of the other grid keys' values.
 
-use super::table::SweepTable;
-use crate::scenario::figure::write_figure;
-use crate::scenario::plots::{colour, panel_with, Axes, Line};
+use super::figure::write_figure;
+use super::panels::{colour, panel_with, Axes, Line};
+use crate::sweep::SweepTable;
 use std::path::{Path, PathBuf};
 
 /// Writes `dir/sweep.png` and `dir/sweep.svg`: `metrics` of every series
