@@ -525,30 +525,85 @@ pub struct Comparison {
     pub tolerance: f64,
 }
 
-/// Quantities compared in closed form: about 1e-9 relative.
-const CLOSED_FORM: [&str; 10] = [
-    "tau_rnea",
-    "gravity",
-    "mass_matrix",
-    "coriolis_matrix",
-    "coriolis_force",
-    "aba_ddq",
-    "christoffel_first_kind",
-    "tau_slotine_li",
-    "kinetic_energy",
-    "torque_regressor",
-];
-const FRAME_QUANTITIES: [&str; 5] = [
-    "position",
-    "rotation",
-    "jacobian_local",
-    "jacobian_world_aligned",
-    "lambda_inv_local",
-];
+/// Where a quantity stands in the reference format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Once per file (the model's inertial parameters).
+    Model,
+    /// In every sample.
+    Sample,
+    /// In every sample, for every frame named in `frames`.
+    Frame,
+}
+
+/// A quantity that [`compare`] checks: its name in the comparison, where it
+/// stands, the reference's key it is compared with (our output's key is the
+/// last word of the name), and the tolerance the project holds itself to.
+#[derive(Clone, Copy, Debug)]
+pub struct Quantity {
+    pub name: &'static str,
+    pub scope: Scope,
+    pub reference_key: &'static str,
+    pub tolerance: f64,
+}
+
+/// Closed-form quantities agree with Pinocchio to about 1e-9 relative.
 const CLOSED_FORM_TOLERANCE: f64 = 1e-9;
 /// The reference's dH/dt is a central difference with step 1e-6, itself only
 /// accurate to about 1e-7 relative.
 const FINITE_DIFFERENCE_TOLERANCE: f64 = 1e-6;
+
+const fn closed_form(name: &'static str, scope: Scope, reference_key: &'static str) -> Quantity {
+    Quantity {
+        name,
+        scope,
+        reference_key,
+        tolerance: CLOSED_FORM_TOLERANCE,
+    }
+}
+
+/// Every quantity [`compare`] checks against a reference file, in the
+/// order it reports them.
+pub const QUANTITIES: [Quantity; 17] = [
+    closed_form("inertial_parameters", Scope::Model, "inertial_parameters"),
+    closed_form("tau_rnea", Scope::Sample, "tau_rnea"),
+    closed_form("gravity", Scope::Sample, "gravity"),
+    closed_form("mass_matrix", Scope::Sample, "mass_matrix"),
+    closed_form("coriolis_matrix", Scope::Sample, "coriolis_matrix"),
+    closed_form("coriolis_force", Scope::Sample, "coriolis_force"),
+    closed_form("aba_ddq", Scope::Sample, "aba_ddq"),
+    closed_form(
+        "christoffel_first_kind",
+        Scope::Sample,
+        "christoffel_first_kind",
+    ),
+    closed_form("tau_slotine_li", Scope::Sample, "tau_slotine_li"),
+    closed_form("kinetic_energy", Scope::Sample, "kinetic_energy"),
+    closed_form("torque_regressor", Scope::Sample, "torque_regressor"),
+    Quantity {
+        name: "hdot",
+        scope: Scope::Sample,
+        reference_key: "hdot_finite_difference",
+        tolerance: FINITE_DIFFERENCE_TOLERANCE,
+    },
+    closed_form("frame position", Scope::Frame, "position"),
+    closed_form("frame rotation", Scope::Frame, "rotation"),
+    closed_form("frame jacobian_local", Scope::Frame, "jacobian_local"),
+    closed_form(
+        "frame jacobian_world_aligned",
+        Scope::Frame,
+        "jacobian_world_aligned",
+    ),
+    closed_form("frame lambda_inv_local", Scope::Frame, "lambda_inv_local"),
+];
+
+impl Quantity {
+    /// Our output's key: the name's last word (`frame position` is a
+    /// frame's `position`).
+    pub fn key(&self) -> &'static str {
+        self.name.rsplit(' ').next().unwrap_or(self.name)
+    }
+}
 
 fn numbers(v: &Value, out: &mut Vec<f64>) {
     match v {
@@ -603,41 +658,45 @@ pub fn compare(ours: &Value, reference: &Value) -> Vec<Comparison> {
             tolerance,
         }),
     };
-    if !reference["inertial_parameters"].is_null() {
-        record(
-            "inertial_parameters".into(),
-            relative_error(
-                &ours["inertial_parameters"],
-                &reference["inertial_parameters"],
-            ),
-            CLOSED_FORM_TOLERANCE,
-        );
-    }
     let empty = Vec::new();
     let samples = reference["samples"].as_array().unwrap_or(&empty);
-    for (s, want) in samples.iter().enumerate() {
-        let got = &ours["samples"][s];
-        for key in CLOSED_FORM.iter().filter(|k| !want[**k].is_null()) {
-            record(
-                key.to_string(),
-                relative_error(&got[*key], &want[*key]),
-                CLOSED_FORM_TOLERANCE,
-            );
-        }
-        if !want["hdot_finite_difference"].is_null() {
-            record(
-                "hdot".into(),
-                relative_error(&got["hdot"], &want["hdot_finite_difference"]),
-                FINITE_DIFFERENCE_TOLERANCE,
-            );
-        }
-        for (name, frame) in want["frames"].as_object().into_iter().flatten() {
-            for key in FRAME_QUANTITIES.iter().filter(|k| !frame[**k].is_null()) {
-                record(
-                    format!("frame {key}"),
-                    relative_error(&got["frames"][name][*key], &frame[*key]),
-                    CLOSED_FORM_TOLERANCE,
-                );
+    for q in &QUANTITIES {
+        match q.scope {
+            Scope::Model => {
+                if !reference[q.reference_key].is_null() {
+                    record(
+                        q.name.into(),
+                        relative_error(&ours[q.key()], &reference[q.reference_key]),
+                        q.tolerance,
+                    );
+                }
+            }
+            Scope::Sample => {
+                for (s, want) in samples.iter().enumerate() {
+                    if !want[q.reference_key].is_null() {
+                        record(
+                            q.name.into(),
+                            relative_error(&ours["samples"][s][q.key()], &want[q.reference_key]),
+                            q.tolerance,
+                        );
+                    }
+                }
+            }
+            Scope::Frame => {
+                for (s, want) in samples.iter().enumerate() {
+                    for (name, frame) in want["frames"].as_object().into_iter().flatten() {
+                        if !frame[q.reference_key].is_null() {
+                            record(
+                                q.name.into(),
+                                relative_error(
+                                    &ours["samples"][s]["frames"][name][q.key()],
+                                    &frame[q.reference_key],
+                                ),
+                                q.tolerance,
+                            );
+                        }
+                    }
+                }
             }
         }
     }

@@ -4,11 +4,11 @@
 //!
 //! The library crates it builds on are re-exported under their layer names,
 //! so `passivity_lab::algorithms::rnea` is `passivity_dynamics::algorithms::rnea`:
-//! - [`passivity_dynamics`]: [`spatial`], [`model`], [`algorithms`],
-//!   [`factorization`], [`analysis`] (with the power spectra of recorded
-//!   runs added here), [`input`];
-//! - [`passivity_control`]: [`control`];
-//! - [`passivity_sim`]: [`sim`], [`geometry`].
+//! - [`spatial`], [`model`], [`algorithms`], [`factorization`],
+//!   [`analysis`] (with the power spectra of recorded runs added here) and
+//!   [`input`] come from [`passivity_dynamics`];
+//! - [`control`] is [`passivity_control`];
+//! - [`sim`] and [`geometry`] come from [`passivity_sim`].
 //!
 //! Layers (dependencies point down): `app` (feature `gui`) -> `scenario`
 //! -> `sim` -> `control` -> `factorization` -> `algorithms` -> `model` ->

@@ -9,6 +9,7 @@ use super::session::Session;
 use super::{color32, variant_color32};
 use crate::analysis::{power_spectrum, PowerSpectrum, DEFAULT_CUTOFF_HZ};
 use crate::plot::palette::REFERENCE_ON_DARK;
+use crate::plot::quantities as q;
 use bevy_egui::egui;
 use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, VLine};
 
@@ -51,15 +52,11 @@ impl SpectrumCache {
                     return PowerSpectrum::default();
                 };
                 let period = (last.t - first.t) / (s.len().max(2) - 1) as f64;
-                match signal {
-                    SpectrumSignal::Torque => {
-                        power_spectrum(s.len(), first.tau.len(), period, |i, c| s[i].tau[c])
-                    }
-                    SpectrumSignal::Contorsion => {
-                        let channels = first.torsion_force.len();
-                        power_spectrum(s.len(), channels, period, |i, c| s[i].torsion_force[c])
-                    }
-                }
+                let (quantity, channels) = match signal {
+                    SpectrumSignal::Torque => (q::TORQUE, first.tau.len()),
+                    SpectrumSignal::Contorsion => (q::CONTORSION_FORCE, first.torsion_force.len()),
+                };
+                power_spectrum(s.len(), channels, period, |i, c| quantity.value(s, i, c))
             })
             .collect();
     }
@@ -75,7 +72,7 @@ pub fn spectra_section(ui: &mut egui::Ui, session: &Session, cache: &mut Spectru
                 ui.radio_value(
                     &mut cache.signal,
                     SpectrumSignal::Contorsion,
-                    "contorsion (C - C*) q̇_r",
+                    q::CONTORSION_FORCE.heading,
                 );
             });
             cache.update(session);

@@ -77,7 +77,8 @@ impl SweepPanel {
             ),
             None => ("controller.kd".into(), "1, 2, 5, 10, 20".into()),
         };
-        let point_mass = scenario.file.robot.builtin.as_deref() == Some("point_mass");
+        let point_mass =
+            scenario.file.robot.builtin == Some(crate::scenario::BuiltinSystem::PointMass);
         self.metric = if point_mass {
             "max_abs_q[2]"
         } else {

@@ -141,7 +141,7 @@ fn compute_arrows(session: Res<Session>, mut state: ResMut<TorsionViewState>) {
         state.vector_scale = None;
         state.largest_force = 0.0;
         let file = &session.scenario.file;
-        state.point_mass = (file.robot.builtin.as_deref() == Some("point_mass"))
+        state.point_mass = (file.robot.builtin == Some(crate::scenario::BuiltinSystem::PointMass))
             .then(|| session.plant().bodies.iter().map(|b| b.inertia.mass).sum());
     }
     let TorsionViewState {

@@ -128,7 +128,7 @@ pub fn run(path: &Path, repeats: usize, json: bool, breakdown: bool) -> anyhow::
         }
         let us = best * 1e6;
         let rtf = variant.simulation.dt / best;
-        let plant = &scenario.file.simulation.plant;
+        let plant = scenario.file.simulation.plant.name();
         let mut line = serde_json::json!({"scenario": scenario.file.name, "variant": variant.name,
             "plant": plant, "dt": variant.simulation.dt, "steps": steps,
             "us_per_step": us, "rtf": rtf});

@@ -110,6 +110,14 @@ pub const TORQUE: Quantity = Quantity {
     read: Reader::Component(|s, j| s.tau.get(j).copied().unwrap_or(f64::NAN)),
 };
 
+/// Component c of the contorsion force (C - C*) q_dot_r.
+pub const CONTORSION_FORCE: Quantity = Quantity {
+    title: "contorsion force (C - C*) q_dot_r",
+    unit: "N m or N",
+    heading: "contorsion (C - C*) q̇_r",
+    read: Reader::Component(|s, c| s.torsion_force[c]),
+};
+
 /// Estimate of inertial parameter p (10 per body, Pinocchio's order).
 pub const PARAMETER: Quantity = Quantity {
     title: "estimate",

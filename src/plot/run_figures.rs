@@ -125,7 +125,7 @@ pub fn write_plots(
             panel(root, &title, q::MASS_ESTIMATE.unit, &lines)
         })?);
     }
-    if scenario.file.robot.builtin.as_deref() == Some("point_mass") {
+    if scenario.file.robot.builtin == Some(crate::scenario::BuiltinSystem::PointMass) {
         out.extend(write_figure(dir, "trajectory_3d", |root| {
             let point = |s: &Sample| [s.q[0], s.q[1], s.q[2]];
             let desired = |s: &Sample| [s.q_desired[0], s.q_desired[1], s.q_desired[2]];

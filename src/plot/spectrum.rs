@@ -6,6 +6,7 @@
 use super::figure::{px, write_figure, Area, DrawResult};
 use super::palette::REFERENCE;
 use super::panels::colour;
+use super::quantities::CONTORSION_FORCE;
 use crate::analysis::{PowerSpectrum, DEFAULT_CUTOFF_HZ};
 use crate::scenario::VariantSpectra;
 use plotters::prelude::*;
@@ -117,11 +118,8 @@ fn draw(root: &Area, variants: &[(String, VariantSpectra)]) -> DrawResult {
         .filter_map(|(i, (name, s))| s.torsion.as_ref().map(|t| (name.as_str(), i, t)))
         .filter(|(_, _, t)| t.density.iter().any(|p| *p > 0.0))
         .collect();
-    panel(
-        &halves[1],
-        "contorsion force (C - C*) q_dot_r (zero for C*)",
-        &torsion,
-    )
+    let title = format!("{} (zero for C*)", CONTORSION_FORCE.title);
+    panel(&halves[1], &title, &torsion)
 }
 
 /// Writes `torque_spectrum.png` and `.svg` into `dir`.

@@ -6,7 +6,7 @@
 
 use super::{
     ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec, RobotSpec,
-    Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
+    RootSpec, Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
 };
 use crate::control::{JointTerms, Reference, Sine};
 use crate::model::{Joint, Model, UrdfOptions};
@@ -84,7 +84,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             },
         ));
     }
-    let stem = super::names::sanitized_name(
+    let stem = super::parse::names::sanitized_name(
         &urdf
             .file_stem()
             .map_or(String::new(), |s| s.to_string_lossy().into_owned()),
@@ -98,7 +98,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         robot: RobotSpec {
             urdf: Some(urdf.clone()),
             builtin: None,
-            root: "fixed".into(),
+            root: RootSpec::Fixed,
             strict: false,
             mimic: true,
             rotors: Vec::new(),

@@ -6,9 +6,9 @@
 //! (see [`crate::control::stepped_target`]), which is what makes the
 //! replay equal the live run.
 
-use super::schema::{DisturbanceSpec, ScenarioFile};
 use crate::control::stepped_target::TargetStep;
 use crate::control::{Reference, TaskReference};
+use crate::scenario::{DisturbanceSpec, ScenarioFile};
 use crate::sim::{Disturbance, Push, Simulation};
 use crate::spatial::Vec3;
 

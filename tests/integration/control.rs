@@ -5,7 +5,9 @@
 use crate::common;
 
 use common::{repo_path, simulate, ClosedLoop};
-use passivity_lab::control::{Adaptation, ControlLaw, JointTerms, Reference, Sine};
+use passivity_lab::control::{
+    Adaptation, ComputedTorque, ControlLaw, JointTerms, PdPlus, Reference, Sine, SlotineLi,
+};
 use passivity_lab::factorization::{Beta, Factorization, TorsionTerm};
 use passivity_lab::model::{Model, RootJoint};
 use passivity_lab::sim::parameters_of;
@@ -92,19 +94,19 @@ fn exact_model_tracks_exactly() {
     };
     reference.evaluate(0.0, &mut d);
     let laws = [
-        ControlLaw::SlotineLi {
+        ControlLaw::SlotineLi(SlotineLi {
             lambda: vec![5.0; n],
             kd: vec![10.0; n],
             adaptation: None,
-        },
-        ControlLaw::PdPlus {
+        }),
+        ControlLaw::PdPlus(PdPlus {
             kp: vec![100.0; n],
             kd: vec![20.0; n],
-        },
-        ControlLaw::ComputedTorque {
+        }),
+        ControlLaw::ComputedTorque(ComputedTorque {
             kp: vec![100.0; n],
             kd: vec![20.0; n],
-        },
+        }),
     ];
     for law in laws {
         for f in factorizations(n) {
@@ -164,14 +166,14 @@ fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {
         b.inertia = RigidInertia::from_parameters(&b.inertia.parameters().map(|p| 0.8 * p));
     }
     let np = parameters_of(&ur5).len();
-    let law = ControlLaw::SlotineLi {
+    let law = ControlLaw::SlotineLi(SlotineLi {
         lambda: vec![3.0; n],
         kd: vec![15.0; n],
         adaptation: Some(Adaptation {
             gamma: vec![0.5; np],
             bounds: None,
         }),
-    };
+    });
     let mut finals = Vec::new();
     for f in factorizations(n) {
         let samples = on_sines(
@@ -227,10 +229,10 @@ fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {
 fn pd_plus_lyapunov_never_increases() {
     let ur5 = robot("ur_description/urdf/ur5_robot.urdf");
     let n = ur5.nv;
-    let law = ControlLaw::PdPlus {
+    let law = ControlLaw::PdPlus(PdPlus {
         kp: vec![50.0; n],
         kd: vec![10.0; n],
-    };
+    });
     for f in factorizations(n) {
         let samples = on_sines(&ur5, &ur5, law.clone(), f.clone(), 0.2, (1e-3, 3000, 10));
         assert_never_increases(&samples, f.name());
@@ -249,14 +251,14 @@ fn adaptation_respects_bounds() {
     let p0 = parameters_of(&estimate);
     let (lo, hi): (Vec<f64>, Vec<f64>) = p0.iter().map(|p| (p - 0.01, p + 0.01)).unzip();
     let run = |bounds| {
-        let law = ControlLaw::SlotineLi {
+        let law = ControlLaw::SlotineLi(SlotineLi {
             lambda: vec![3.0; n],
             kd: vec![15.0; n],
             adaptation: Some(Adaptation {
                 gamma: vec![2.0; p0.len()],
                 bounds,
             }),
-        };
+        });
         on_sines(
             &ur5,
             &estimate,

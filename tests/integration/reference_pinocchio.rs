@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use common::{repo_path, REFERENCE_QUANTITIES};
-use passivity_lab::eval::{compare, evaluate};
+use common::repo_path;
+use passivity_lab::eval::{compare, evaluate, QUANTITIES};
 use passivity_lab::factorization::Factorization;
 use passivity_lab::model::{Model, RootJoint};
 use serde_json::Value;
@@ -14,19 +14,7 @@ const ROBOTS: &str = "assets/robots/example-robot-data/robots";
 
 /// Every quantity the reference files hold, as named by `compare` (17).
 fn expected() -> Vec<&'static str> {
-    ["inertial_parameters"]
-        .into_iter()
-        .chain(REFERENCE_QUANTITIES)
-        .chain([
-            "torque_regressor",
-            "hdot",
-            "frame position",
-            "frame rotation",
-            "frame jacobian_local",
-            "frame jacobian_world_aligned",
-            "frame lambda_inv_local",
-        ])
-        .collect()
+    QUANTITIES.iter().map(|q| q.name).collect()
 }
 
 fn check(reference_file: &str, urdf: &str, root: RootJoint) {

@@ -131,7 +131,9 @@ fn errors_name_the_file_line_and_key() {
     assert!(m.contains("reference"), "{m}");
     let m = error_of(&BASE.replace("builtin = \"point_mass\"", "builtin = \"pendulum\""));
     assert!(
-        m.contains("robot.builtin") && m.contains("point_mass, planar_two_link_arm"),
+        m.contains("bad.toml:3:")
+            && m.contains("robot.builtin")
+            && m.contains("`point_mass` or `planar_two_link_arm`"),
         "{m}"
     );
     let m = error_of(&format!("{BASE}[simulation]\nintegrator = \"leapfrog\"\n"));

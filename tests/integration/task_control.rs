@@ -10,7 +10,10 @@ use common::{repo_path, simulate, ClosedLoop};
 use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
 use passivity_lab::control::operational_space::OperationalSpace;
 use passivity_lab::control::task::{SingularityDamping, TaskWorkspace};
-use passivity_lab::control::{ControlLaw, Reference, Task, TaskKind, TaskReference};
+use passivity_lab::control::{
+    ControlLaw, OperationalPdPlus, OperationalSlotineLi, Reference, Task, TaskKind, TaskReference,
+    TaskSlotineLi,
+};
 use passivity_lab::factorization::{Beta, Factorization, TorsionTerm};
 use passivity_lab::model::{Model, RootJoint};
 use passivity_lab::sim::Sample;
@@ -161,12 +164,12 @@ fn operational_slotine_li_dissipates_exactly_for_every_factorization() {
     let ur5 = ur5();
     let lambda = vec![4.0; 6];
     let kd = vec![0.5, 0.5, 0.5, 20.0, 20.0, 20.0];
-    let law = ControlLaw::OperationalSlotineLi {
+    let law = ControlLaw::OperationalSlotineLi(OperationalSlotineLi {
         lambda: lambda.clone(),
         kd: kd.clone(),
         posture_kp: vec![0.0; 6],
         posture_kd: vec![0.0; 6],
-    };
+    });
     let anchor = UR5_Q;
     let offset: Vec<f64> = anchor.iter().map(|q| q + 0.05).collect();
     let mut variants: Vec<(Factorization, Vec<TorsionTerm>)> = factorizations(6)
@@ -251,12 +254,12 @@ fn operational_slotine_li_dissipates_exactly_for_every_factorization() {
 fn operational_pd_plus_dissipates_exactly() {
     let ur5 = ur5();
     let kd = vec![0.5, 0.5, 0.5, 20.0, 20.0, 20.0];
-    let law = ControlLaw::OperationalPdPlus {
+    let law = ControlLaw::OperationalPdPlus(OperationalPdPlus {
         kp: vec![3.0, 3.0, 3.0, 200.0, 200.0, 200.0],
         kd: kd.clone(),
         posture_kp: vec![0.0; 6],
         posture_kd: vec![0.0; 6],
-    };
+    });
     let offset: Vec<f64> = UR5_Q.iter().map(|q| q - 0.05).collect();
     for f in factorizations(6) {
         let samples = on_circle(&ur5, law.clone(), f.clone(), &offset, (1e-4, 5000, 1));
@@ -277,12 +280,12 @@ fn cartesian_slotine_li_dissipates_exactly_for_every_factorization() {
     // k / H_66 per second, and the central difference of V is accurate to
     // (dt k / H_66)^2 / 6 of the dissipation.
     let offset: Vec<f64> = UR5_Q.iter().map(|q| q + 0.05).collect();
-    let uniform = ControlLaw::TaskSlotineLi {
+    let uniform = ControlLaw::TaskSlotineLi(TaskSlotineLi {
         lambda: vec![4.0; 6],
         kd: vec![0.05; 6],
         posture: vec![0.0; 6],
         adaptation: None,
-    };
+    });
     for f in factorizations(6) {
         let samples = on_circle(&ur5, uniform.clone(), f.clone(), &offset, (1e-4, 5000, 1));
         let mismatch =
@@ -290,12 +293,12 @@ fn cartesian_slotine_li_dissipates_exactly_for_every_factorization() {
         println!("Cartesian Slotine-Li {}: mismatch {mismatch:.2e}", f.name());
         assert!(mismatch < 1e-5, "{}: V_dot mismatch {mismatch:e}", f.name());
         // Convergence, with a working gain over 3 s.
-        let working = ControlLaw::TaskSlotineLi {
+        let working = ControlLaw::TaskSlotineLi(TaskSlotineLi {
             lambda: vec![4.0; 6],
             kd: vec![10.0; 6],
             posture: vec![0.0; 6],
             adaptation: None,
-        };
+        });
         let samples = on_circle(&ur5, working, f.clone(), &offset, (1e-3, 3000, 10));
         let e0 = samples[0].lyapunov.e_norm;
         let e_end = samples.last().unwrap().lyapunov.e_norm;
@@ -337,12 +340,12 @@ fn panda_posture_stays_out_of_the_task() {
         tw.reference_velocity.clone()
     });
     let run = |kp0: f64, kd0: f64| {
-        let law = ControlLaw::OperationalSlotineLi {
+        let law = ControlLaw::OperationalSlotineLi(OperationalSlotineLi {
             lambda: vec![lambda; 6],
             kd: vec![1.0, 1.0, 1.0, 30.0, 30.0, 30.0],
             posture_kp: vec![kp0; n],
             posture_kd: vec![kd0; n],
-        };
+        });
         simulate(ClosedLoop {
             plant: &panda,
             estimate: &panda,
@@ -485,12 +488,12 @@ fn task_torsion_twists_the_panda_path_but_not_its_storage() {
         b.inertia = RigidInertia::from_parameters(&b.inertia.parameters().map(|p| 0.9 * p));
     }
     let beta = -30.0;
-    let law = ControlLaw::OperationalSlotineLi {
+    let law = ControlLaw::OperationalSlotineLi(OperationalSlotineLi {
         lambda: vec![2.0; 3],
         kd: vec![10.0; 3],
         posture_kp: vec![10.0; n],
         posture_kd: vec![2.0; n],
-    };
+    });
     // Thrown sideways at the start, like the paper's point mass (v0 off
     // the desired velocity): J v0 = [0.3, -0.2, 0] m/s.
     let task = circle_task(&panda, "panda_hand", TaskKind::Position, &PANDA_Q);

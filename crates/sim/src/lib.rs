@@ -44,8 +44,10 @@ use passivity_dynamics::factorization::skew_residual;
 use passivity_dynamics::model::Model;
 use passivity_dynamics::spatial::RigidInertia;
 
-/// Fixed-step integration scheme of the plant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Fixed-step integration scheme of the plant (in scenario files
+/// `"rk4"` or `"semi_implicit_euler"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Integrator {
     /// Classical Runge-Kutta, 4th order (configuration rates from
     /// `Model::configuration_rate`).

@@ -3,7 +3,7 @@
 //! steps), and the ceiling beyond which a run needs an explicit request
 //! (`--allow-long` on the command line; the app never goes beyond it).
 
-use super::{Scenario, ScenarioError, Variant};
+use crate::scenario::{Scenario, ScenarioError, Variant};
 use crate::sim::Sample;
 use std::time::{Duration, Instant};
 

@@ -6,8 +6,8 @@
 //! back into the torque, which raises the centroid (Wensing, Englsberger & Slotine (2023), sec. VII:
 //! "oscillations in the control output").
 
-use super::VariantResult;
 use crate::analysis::{power_spectrum, PowerSpectrum, SpectralSummary, DEFAULT_CUTOFF_HZ};
+use crate::scenario::VariantResult;
 use serde_json::json;
 
 /// The spectra of one variant's recording.

@@ -6,10 +6,10 @@
 //! written completely or not at all.
 
 use super::spectra::{spectrum_summary, variant_spectra};
-use super::{Scenario, VariantResult};
-use crate::plot::{write_plots, write_torque_spectrum};
 use crate::control::TaskSample;
 use crate::io::write_atomically;
+use crate::plot::{write_plots, write_torque_spectrum};
+use crate::scenario::{Scenario, VariantResult};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -2,12 +2,12 @@
 //! (the plant always has the exact clustered model), and `estimate.rotors`
 //! chooses what the controller's model knows of them.
 
-use super::{RotorEstimate, Scenario, ScenarioError};
 use crate::model::{Model, Rotor};
+use crate::scenario::{RotorEstimate, Scenario, ScenarioError};
 
 impl Scenario {
     /// The rotors `robot.rotors` adds, one per joint.
-    pub(super) fn rotors(&self) -> Result<Vec<Rotor>, ScenarioError> {
+    pub(crate) fn rotors(&self) -> Result<Vec<Rotor>, ScenarioError> {
         let mut out = Vec::new();
         for (i, spec) in self.file.robot.rotors.iter().enumerate() {
             if spec.joints.is_empty() {
@@ -34,7 +34,7 @@ impl Scenario {
     /// cross term g qdot_j a^T I omega_parent of the rotor's kinetic energy,
     /// which carries the gyroscopic coupling, is dropped), or nothing.
     /// Bodies and frames are kept, so indices stay those of the plant.
-    pub(super) fn estimate_rotors(
+    pub(crate) fn estimate_rotors(
         &self,
         model: &mut Model,
         how: RotorEstimate,

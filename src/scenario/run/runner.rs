@@ -2,7 +2,7 @@
 //! reports, and an early stop that keeps the data when the run diverges or
 //! is interrupted.
 
-use super::Variant;
+use crate::scenario::Variant;
 use crate::sim::{ContactStats, Divergence, Sample};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -3,7 +3,7 @@
 
 use crate::control::stepped_target::TargetStep;
 use crate::control::{Reference, TaskKind, TaskReference};
-use crate::sim::Environment;
+use crate::sim::{Environment, Integrator};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -90,10 +90,10 @@ pub struct RobotSpec {
     pub urdf: Option<PathBuf>,
     /// Built-in system: "point_mass" or "planar_two_link_arm".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub builtin: Option<String>,
+    pub builtin: Option<BuiltinSystem>,
     /// "fixed" (default) or "free".
-    #[serde(default = "default_root")]
-    pub root: String,
+    #[serde(default)]
+    pub root: RootSpec,
     /// URDF robots: refuse a body whose inertia is not physical, instead of
     /// replacing a negligible error by the nearest physical inertia with a
     /// warning (default false).
@@ -130,8 +130,50 @@ pub struct RobotSpec {
     pub payload: Option<PayloadSpec>,
 }
 
-fn default_root() -> String {
-    "fixed".into()
+/// A system that needs no URDF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinSystem {
+    /// The 3-D point mass of Wensing, Englsberger & Slotine (2023), sec.
+    /// IV-A2 (`mass`).
+    PointMass,
+    /// A planar arm with two revolute joints (`masses`, `lengths`).
+    PlanarTwoLinkArm,
+}
+
+/// How the robot's root body is joined to the world.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSpec {
+    /// Welded to the world.
+    #[default]
+    Fixed,
+    /// A free-floating base (legged robots): unactuated, six speeds.
+    Free,
+}
+
+/// The plant that integrates the true robot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlantKind {
+    /// The own forward dynamics (ABA) with `integrator`; no contacts.
+    #[default]
+    Own,
+    /// The own dynamics with a contact solver against `[environment]`.
+    Contact,
+    /// rapier3d's multibody with contacts (`substeps`).
+    Rapier,
+}
+
+impl PlantKind {
+    /// The name scenario files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlantKind::Own => "own",
+            PlantKind::Contact => "contact",
+            PlantKind::Rapier => "rapier",
+        }
+    }
 }
 
 fn default_gravity() -> [f64; 3] {
@@ -441,11 +483,11 @@ pub struct SimulationSpec {
     pub step: f64,
     /// "own" (the project's ABA and `integrator`) or "rapier" (rapier3d's
     /// multibody, with contacts against the environment).
-    #[serde(default = "default_plant")]
-    pub plant: String,
+    #[serde(default)]
+    pub plant: PlantKind,
     /// "rk4" or "semi_implicit_euler" (own plant).
     #[serde(default = "default_integrator")]
-    pub integrator: String,
+    pub integrator: Integrator,
     /// Rapier plant: solver sub-steps per step (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub substeps: Option<usize>,
@@ -467,11 +509,8 @@ fn default_duration() -> f64 {
 fn default_step() -> f64 {
     1e-3
 }
-fn default_plant() -> String {
-    "own".into()
-}
-fn default_integrator() -> String {
-    "rk4".into()
+fn default_integrator() -> Integrator {
+    Integrator::Rk4
 }
 fn default_record_period() -> f64 {
     0.01
@@ -482,7 +521,7 @@ impl Default for SimulationSpec {
         SimulationSpec {
             duration: default_duration(),
             step: default_step(),
-            plant: default_plant(),
+            plant: PlantKind::Own,
             integrator: default_integrator(),
             substeps: None,
             joint_damping: None,

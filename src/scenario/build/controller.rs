@@ -1,0 +1,244 @@
+//! The controller a variant asks for: its factorization (`[factorization]`),
+//! its law and gains (`[controller]`) and the adaptation.
+
+use crate::control::{
+    Adaptation, ComputedTorque, ControlLaw, OperationalPdPlus, OperationalSlotineLi, PdPlus,
+    SlotineLi, TaskSlotineLi,
+};
+use crate::factorization::{Beta, Factorization, TorsionTerm};
+use crate::model::Model;
+use crate::scenario::{
+    BoundsSpec, ControllerSpec, FactorizationSpec, Gain, Scenario, ScenarioError,
+};
+
+impl Scenario {
+    /// The joint-space factorization, and the torsion terms a `task_torsion`
+    /// adds in task space (over `task_dim` task coordinates).
+    pub(crate) fn factorization(
+        &self,
+        spec: &FactorizationSpec,
+        model: &Model,
+        task_dim: Option<usize>,
+        key: &str,
+    ) -> Result<(Factorization, Vec<TorsionTerm>), ScenarioError> {
+        let mut task_torsion = Vec::new();
+        let f = match spec {
+            FactorizationSpec::Christoffel => Factorization::ChristoffelConsistent,
+            FactorizationSpec::Classic => Factorization::Classic,
+            FactorizationSpec::Alternate => Factorization::Alternate,
+            FactorizationSpec::Torsion {
+                beta,
+                beta_gradient,
+                triples,
+            } => {
+                if !beta.is_finite() || beta_gradient.iter().any(|g| !g.is_finite()) {
+                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                }
+                if !beta_gradient.is_empty() && beta_gradient.len() != model.nq {
+                    return Err(self.invalid(
+                        &format!("{key}.beta_gradient"),
+                        format!(
+                            "needs one entry per configuration coordinate ({})",
+                            model.nq
+                        ),
+                    ));
+                }
+                let b = Beta {
+                    constant: *beta,
+                    gradient: beta_gradient
+                        .iter()
+                        .copied()
+                        .enumerate()
+                        .filter(|(_, g)| *g != 0.0)
+                        .collect(),
+                };
+                match triples {
+                    None => Factorization::torsion_on_all_triples(model.nv, b)
+                        .map_err(|e| self.invalid(key, e.to_string()))?,
+                    Some(t) => Factorization::Torsion(
+                        t.iter()
+                            .map(|&indices| TorsionTerm {
+                                indices,
+                                beta: b.clone(),
+                            })
+                            .collect(),
+                    ),
+                }
+            }
+            FactorizationSpec::TaskTorsion { beta, triples } => {
+                if !beta.is_finite() {
+                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                }
+                let m = task_dim.ok_or_else(|| {
+                    self.invalid(key, "task_torsion acts in task space: it needs a [task]")
+                })?;
+                let position = [m - 3, m - 2, m - 1];
+                task_torsion = triples
+                    .clone()
+                    .unwrap_or_else(|| vec![position])
+                    .into_iter()
+                    .map(|indices| TorsionTerm {
+                        indices,
+                        beta: Beta::constant(*beta),
+                    })
+                    .collect();
+                Factorization::ChristoffelConsistent
+            }
+        };
+        f.validate(model)
+            .map_err(|e| self.invalid(key, e.to_string()))?;
+        Ok((f, task_torsion))
+    }
+
+    /// The adaptation of an adaptive Slotine-Li law (None when off).
+    pub(crate) fn adaptation(
+        &self,
+        model: &Model,
+        (adaptation, gamma, bounds): (bool, &Gain, &Option<BoundsSpec>),
+        key: &str,
+    ) -> Result<Option<Adaptation>, ScenarioError> {
+        let np = 10 * model.nbodies();
+        if !adaptation {
+            if bounds.is_some() {
+                return Err(self.invalid(&format!("{key}.bounds"), "bounds need adaptation = true"));
+            }
+            return Ok(None);
+        }
+        let expand = |g: &Gain, name: &str| {
+            g.expand(np).ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.{name}"),
+                    format!("give one number or a list of {np}"),
+                )
+            })
+        };
+        let gamma = expand(gamma, "gamma")?;
+        if gamma.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
+            return Err(self.invalid(&format!("{key}.gamma"), "adaptation gains must be positive"));
+        }
+        let bounds = match bounds {
+            Some(b) => {
+                let lo = expand(&b.lower, "bounds.lower")?;
+                let hi = expand(&b.upper, "bounds.upper")?;
+                if lo
+                    .iter()
+                    .zip(&hi)
+                    .any(|(l, h)| l.is_nan() || h.is_nan() || l > h)
+                {
+                    return Err(self.invalid(
+                        &format!("{key}.bounds"),
+                        "lower bounds must not exceed upper bounds",
+                    ));
+                }
+                Some((lo, hi))
+            }
+            None => None,
+        };
+        Ok(Some(Adaptation { gamma, bounds }))
+    }
+
+    pub(crate) fn control_law(
+        &self,
+        spec: &ControllerSpec,
+        model: &Model,
+        task_dim: Option<usize>,
+        key: &str,
+    ) -> Result<ControlLaw, ScenarioError> {
+        // A free root is unactuated: gains are per joint after it.
+        let n = model.nv - if model.has_free_root() { 6 } else { 0 };
+        let gain = |g: &Gain, name: &str, len: usize| -> Result<Vec<f64>, ScenarioError> {
+            let v = g.expand(len).ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.{name}"),
+                    format!("give one number or a list of {len}"),
+                )
+            })?;
+            if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(self.invalid(
+                    &format!("{key}.{name}"),
+                    "gains must be finite and not negative",
+                ));
+            }
+            Ok(v)
+        };
+        let task_gain = |g: &Gain, name: &str| -> Result<Vec<f64>, ScenarioError> {
+            let m = task_dim.ok_or_else(|| {
+                self.invalid(
+                    &format!("{key}.kind"),
+                    format!(
+                        "'{}' is a task-space controller: it needs a [task] table",
+                        spec.kind()
+                    ),
+                )
+            })?;
+            gain(g, name, m)
+        };
+        Ok(match spec {
+            ControllerSpec::SlotineLi {
+                lambda,
+                kd,
+                adaptation,
+                gamma,
+                bounds,
+            } => ControlLaw::SlotineLi(SlotineLi {
+                lambda: gain(lambda, "lambda", n)?,
+                kd: gain(kd, "kd", n)?,
+                adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
+            }),
+            ControllerSpec::PdPlus { kp, kd } => ControlLaw::PdPlus(PdPlus {
+                kp: gain(kp, "kp", n)?,
+                kd: gain(kd, "kd", n)?,
+            }),
+            ControllerSpec::ComputedTorque { kp, kd } => {
+                ControlLaw::ComputedTorque(ComputedTorque {
+                    kp: gain(kp, "kp", n)?,
+                    kd: gain(kd, "kd", n)?,
+                })
+            }
+            ControllerSpec::TaskSlotineLi {
+                lambda,
+                kd,
+                posture_gain,
+                adaptation,
+                gamma,
+                bounds,
+            } => ControlLaw::TaskSlotineLi(TaskSlotineLi {
+                lambda: task_gain(lambda, "lambda")?,
+                kd: gain(kd, "kd", n)?,
+                posture: gain(posture_gain, "posture_gain", n)?,
+                adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
+            }),
+            ControllerSpec::OperationalSlotineLi {
+                lambda,
+                kd,
+                posture_kp,
+                posture_kd,
+            } => ControlLaw::OperationalSlotineLi(OperationalSlotineLi {
+                lambda: task_gain(lambda, "lambda")?,
+                kd: task_gain(kd, "kd")?,
+                posture_kp: gain(posture_kp, "posture_kp", n)?,
+                posture_kd: gain(posture_kd, "posture_kd", n)?,
+            }),
+            ControllerSpec::OperationalPdPlus {
+                kp,
+                kd,
+                posture_kp,
+                posture_kd,
+            } => {
+                let kp = task_gain(kp, "kp")?;
+                if kp.len() == 6 && !(kp[0] == kp[1] && kp[1] == kp[2]) {
+                    return Err(self.invalid(
+                        &format!("{key}.kp"),
+                        "the three orientation gains must be equal: the potential 1/2 k |log(R R_d^T)|^2 has the gradient k e_o only for one k",
+                    ));
+                }
+                ControlLaw::OperationalPdPlus(OperationalPdPlus {
+                    kp,
+                    kd: task_gain(kd, "kd")?,
+                    posture_kp: gain(posture_kp, "posture_kp", n)?,
+                    posture_kd: gain(posture_kd, "posture_kd", n)?,
+                })
+            }
+        })
+    }
+}

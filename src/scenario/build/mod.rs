@@ -1,0 +1,371 @@
+//! Building a scenario's variants: the robot, the controller and its
+//! model, the plant, the task and the pushes, each from its table
+//! (one file each), put together per variant here.
+
+mod controller;
+mod disturbances;
+mod model;
+mod plant;
+mod rotors;
+mod task;
+
+use crate::control::{ControlError, Controller, Reference, Task};
+use crate::model::Model;
+use crate::scenario::{PlantKind, Scenario, ScenarioError, Variant, VariantSpec};
+use crate::sim::{
+    ContactPlant, ControlMode, Disturbance, RapierPlant, Simulation, Stepping, BLOW_UP,
+};
+use crate::spatial::RigidInertia;
+
+impl Scenario {
+    /// Builds every variant's simulation around the loaded robot `nominal`.
+    pub(crate) fn variants_of(&self, nominal: Model) -> Result<Vec<Variant>, ScenarioError> {
+        let f = &self.file;
+        let mut plant = nominal.clone();
+        if let Some(p) = &f.robot.payload {
+            self.add_payload(&mut plant, p, "robot.payload")?;
+        }
+        let stepping = self.stepping()?;
+        let (q0, v0) = self.initial_state(&nominal)?;
+        for model in [&plant, &nominal] {
+            self.check_inertia(model, &q0)?;
+        }
+        let contact_plant = self.contact_choice(&plant, &q0, &v0)?;
+        self.check_whole_steps()?;
+        let base = VariantSpec {
+            name: "default".into(),
+            factorization: None,
+            controller: None,
+            estimate: None,
+        };
+        let specs: Vec<(String, &VariantSpec)> = if f.variants.is_empty() {
+            vec![("".into(), &base)]
+        } else {
+            f.variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("variants[{i}]."), v))
+                .collect()
+        };
+        let common = Common {
+            nominal: &nominal,
+            plant: &plant,
+            q0: &q0,
+            v0: &v0,
+            stepping,
+            task: self.task(&nominal, &q0)?,
+            pushes: self.disturbances(&nominal)?,
+            contact_plant,
+        };
+        specs
+            .into_iter()
+            .map(|(prefix, v)| self.variant(&common, &prefix, v))
+            .collect()
+    }
+
+    /// `[simulation]`'s duration, step, record period, integrator and
+    /// control rate, checked.
+    fn stepping(&self) -> Result<Stepping, ScenarioError> {
+        let s = &self.file.simulation;
+        if !(s.duration.is_finite() && s.duration > 0.0) {
+            return Err(self.invalid(
+                "simulation.duration",
+                "must be a positive number of seconds",
+            ));
+        }
+        if !(s.step.is_finite() && s.step > 0.0 && s.step <= s.duration) {
+            return Err(self.invalid(
+                "simulation.step",
+                "must be positive and at most the duration",
+            ));
+        }
+        if !(s.record_period.is_finite() && s.record_period >= s.step) {
+            return Err(self.invalid("simulation.record_period", "must be at least the step"));
+        }
+        let control = match s.control_rate {
+            None => ControlMode::Continuous,
+            Some(r) if r.is_finite() && r > 0.0 && 1.0 / r >= s.step * (1.0 - 1e-9) => {
+                ControlMode::Sampled { period: 1.0 / r }
+            }
+            Some(_) => {
+                return Err(self.invalid(
+                    "simulation.control_rate",
+                    "must be positive and at most 1 / step (Hz)",
+                ))
+            }
+        };
+        Ok(Stepping {
+            integrator: s.integrator,
+            dt: s.step,
+            control,
+        })
+    }
+
+    /// The initial state `[initial]` (default: the neutral configuration at
+    /// rest), each number within the simulation's blow-up magnitude.
+    fn initial_state(&self, nominal: &Model) -> Result<(Vec<f64>, Vec<f64>), ScenarioError> {
+        let initial = &self.file.initial;
+        // A state beyond the simulation's blow-up magnitude would stop the
+        // run at once (and rapier's joints wrap angles by repeated 2 pi).
+        let in_range = |x: &Vec<f64>| x.iter().all(|a| a.is_finite() && a.abs() <= BLOW_UP);
+        let numbers = |n: usize| {
+            format!(
+                "needs {n} finite numbers of magnitude at most {BLOW_UP:e}{}",
+                coupled_note(nominal)
+            )
+        };
+        let q0 = match &initial.q {
+            Some(q) if q.len() == nominal.nq && in_range(q) => q.clone(),
+            Some(_) => return Err(self.invalid("initial.q", numbers(nominal.nq))),
+            None => nominal.neutral_configuration(),
+        };
+        let v0 = match (&initial.v, &initial.task_velocity) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    "initial.task_velocity",
+                    "give either v or task_velocity, not both",
+                ))
+            }
+            (Some(v), None) if v.len() == nominal.nv && in_range(v) => v.clone(),
+            (Some(_), None) => return Err(self.invalid("initial.v", numbers(nominal.nv))),
+            (None, Some(x_dot)) => self.task_velocity(nominal, &q0, x_dot)?,
+            (None, None) => vec![0.0; nominal.nv],
+        };
+        Ok((q0, v0))
+    }
+
+    /// Refuses a model whose joint-space inertia is singular at `q0`.
+    fn check_inertia(&self, model: &Model, q0: &[f64]) -> Result<(), ScenarioError> {
+        let mut ws = crate::algorithms::Workspace::new(model);
+        if crate::algorithms::crba(model, &mut ws, q0)
+            .clone()
+            .cholesky()
+            .is_none()
+        {
+            return Err(self.invalid("robot", "the joint-space inertia is singular at the initial configuration (a moving body without mass or inertia?)"));
+        }
+        Ok(())
+    }
+
+    /// The plant with contacts `simulation.plant` asks for (None: the own
+    /// plant, which refuses the keys only plants with contacts use).
+    fn contact_choice(
+        &self,
+        plant: &Model,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Option<ContactChoice>, ScenarioError> {
+        let (f, s) = (&self.file, &self.file.simulation);
+        Ok(match s.plant {
+            PlantKind::Own => {
+                for (key, given, plants) in [
+                    ("simulation.substeps", s.substeps.is_some(), "\"rapier\""),
+                    (
+                        "simulation.joint_damping",
+                        s.joint_damping.is_some(),
+                        "\"contact\" or \"rapier\"",
+                    ),
+                ] {
+                    if given {
+                        return Err(self.invalid(key, format!("applies to plant = {plants} only")));
+                    }
+                }
+                if !f.robot.collision_spheres.is_empty() {
+                    return Err(self.invalid(
+                        "robot.collision_spheres",
+                        "collision shapes need plant = \"contact\" or \"rapier\" in [simulation]",
+                    ));
+                }
+                if !f.environment.is_empty() {
+                    return Err(self.invalid(
+                        "environment",
+                        "contacts need plant = \"rapier\" or \"contact\" in [simulation] (the own plant has no collision detection)",
+                    ));
+                }
+                None
+            }
+            PlantKind::Rapier => Some(ContactChoice::Rapier(Box::new(
+                self.rapier_plant(plant, q0, v0)?,
+            ))),
+            PlantKind::Contact => Some(ContactChoice::Own(Box::new(self.contact_plant(plant)?))),
+        })
+    }
+
+    /// Refuses a duration that is not a whole number of steps.
+    fn check_whole_steps(&self) -> Result<(), ScenarioError> {
+        let s = &self.file.simulation;
+        let steps = s.duration / s.step;
+        if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
+            return Err(self.invalid(
+                "simulation.duration",
+                format!(
+                    "must be a whole number of steps ({} s / {} s = {steps})",
+                    s.duration, s.step
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The controller's model of variant `v`: the nominal robot with its
+    /// rotors as `estimate.rotors` says, every inertial parameter scaled,
+    /// and the payload guess.
+    fn estimate(
+        &self,
+        nominal: &Model,
+        v: &VariantSpec,
+        prefix: &str,
+    ) -> Result<Model, ScenarioError> {
+        let f = &self.file;
+        let estimate_spec = v.estimate.as_ref().unwrap_or(&f.estimate);
+        let est_key = if v.estimate.is_some() {
+            format!("{prefix}estimate")
+        } else {
+            "estimate".into()
+        };
+        if !(estimate_spec.scale.is_finite() && estimate_spec.scale > 0.0) {
+            return Err(self.invalid(&format!("{est_key}.scale"), "must be a positive number"));
+        }
+        let mut estimate = nominal.clone();
+        self.estimate_rotors(&mut estimate, estimate_spec.rotors, &est_key)?;
+        for b in &mut estimate.bodies {
+            let p = b.inertia.parameters().map(|x| x * estimate_spec.scale);
+            b.inertia = RigidInertia::from_parameters(&p);
+        }
+        if let Some(p) = &estimate_spec.payload {
+            self.add_payload(&mut estimate, p, &format!("{est_key}.payload"))?;
+        }
+        Ok(estimate)
+    }
+
+    /// Variant `v` (its keys prefixed by `prefix`) ready to run.
+    fn variant(
+        &self,
+        common: &Common,
+        prefix: &str,
+        v: &VariantSpec,
+    ) -> Result<Variant, ScenarioError> {
+        let f = &self.file;
+        let nominal = common.nominal;
+        let estimate = self.estimate(nominal, v, prefix)?;
+        let fact_key = if v.factorization.is_some() {
+            format!("{prefix}factorization")
+        } else {
+            "factorization".into()
+        };
+        let task_dim = f.task.as_ref().map(|t| t.kind.dim());
+        let (factorization, task_torsion) = self.factorization(
+            v.factorization.as_ref().unwrap_or(&f.factorization),
+            nominal,
+            task_dim,
+            &fact_key,
+        )?;
+        let ctrl_key = if v.controller.is_some() {
+            format!("{prefix}controller")
+        } else {
+            "controller".into()
+        };
+        let controller_spec = v.controller.as_ref().unwrap_or(&f.controller);
+        let law = self.control_law(controller_spec, nominal, task_dim, &ctrl_key)?;
+        let q0 = common.q0;
+        let reference = match &f.reference {
+            Some(r) => r.clone(),
+            None if controller_spec.is_task_space() => Reference::Hold {
+                q: q0[q0.len() - (nominal.nv - if nominal.has_free_root() { 6 } else { 0 })..]
+                    .to_vec(),
+            },
+            None => {
+                return Err(self.invalid(
+                    &format!("{ctrl_key}.kind"),
+                    format!(
+                        "'{}' is a joint-space controller: it needs a [reference]",
+                        controller_spec.kind()
+                    ),
+                ))
+            }
+        };
+        let task = common.task.as_ref().map(|t| Task {
+            torsion: task_torsion,
+            ..t.clone()
+        });
+        let controller = Controller::new(law, factorization, reference, task, &estimate).map_err(
+            |e| match e {
+                ControlError::Reference(_) => {
+                    self.invalid("reference", format!("{e}{}", coupled_note(nominal)))
+                }
+                ControlError::Task(_) => self.invalid("task", e.to_string()),
+                ControlError::Size { .. } => {
+                    self.invalid(&ctrl_key, format!("{e}{}", coupled_note(nominal)))
+                }
+                other => self.invalid(&ctrl_key, other.to_string()),
+            },
+        )?;
+        let s = &f.simulation;
+        let simulation = Simulation::new(
+            common.plant.clone(),
+            estimate,
+            controller,
+            common.stepping,
+            q0.to_vec(),
+            common.v0.to_vec(),
+        )
+        .with_disturbances(
+            common
+                .pushes
+                .iter()
+                .filter(|(only, _)| only.as_ref().is_none_or(|n| *n == v.name))
+                .map(|(_, push)| push.clone())
+                .collect(),
+        );
+        Ok(Variant {
+            name: v.name.clone(),
+            simulation: match &common.contact_plant {
+                Some(ContactChoice::Rapier(r)) => simulation.with_rapier((**r).clone()),
+                Some(ContactChoice::Own(c)) => simulation.with_contact_plant((**c).clone()),
+                None => simulation,
+            },
+            duration: s.duration,
+            record_period: s.record_period,
+            singular_region: f.task.as_ref().map(|t| t.singular_region),
+        })
+    }
+}
+
+/// What every variant of a scenario shares.
+struct Common<'a> {
+    nominal: &'a Model,
+    /// The true robot (with the payload).
+    plant: &'a Model,
+    q0: &'a [f64],
+    v0: &'a [f64],
+    stepping: Stepping,
+    /// The task without its torsion terms, which variants choose.
+    task: Option<Task>,
+    /// The pushes, each with the only variant it pushes, if not all.
+    pushes: Vec<(Option<String>, Disturbance)>,
+    contact_plant: Option<ContactChoice>,
+}
+
+/// The plant with contacts a scenario asks for.
+enum ContactChoice {
+    Rapier(Box<RapierPlant>),
+    Own(Box<ContactPlant>),
+}
+
+/// For a size error on a robot with mimic joints: which joints are not
+/// coordinates of their own (empty for a tree).
+fn coupled_note(model: &Model) -> String {
+    let Some(c) = model.coupling() else {
+        return String::new();
+    };
+    let relations: Vec<String> = c
+        .relations
+        .iter()
+        .map(|r| format!("{} mimics {}", r.joint, r.primary))
+        .collect();
+    format!(
+        " (the robot has {} coordinates: {}; robot.mimic = false makes every joint a coordinate)",
+        model.nq,
+        relations.join(", ")
+    )
+}

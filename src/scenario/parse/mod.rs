@@ -1,0 +1,210 @@
+//! Reading a scenario: the TOML text parsed into the typed schema (unknown
+//! keys and wrong types are errors with their line), the names checked,
+//! and every variant built once so that a scenario that loads also runs.
+//! Errors name the file, the line and the key.
+
+pub(crate) mod names;
+pub(crate) mod schema;
+
+use crate::input::{read_text, InputKind};
+use crate::scenario::{name_problem, variant_name_problem, Scenario, ScenarioError, ScenarioFile};
+use crate::sim::HullCache;
+use names::shown_name;
+use std::path::{Path, PathBuf};
+
+impl Scenario {
+    /// Checks scenario text; `path` names it in messages and anchors relative paths.
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref().to_path_buf();
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+            let (mut line, mut column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
+            let mut message = e.message().trim().to_string();
+            // A value the schema's types refuse (an unknown `plant`, a
+            // negative count): name the key it was given for.
+            if message.starts_with("unknown variant") || message.starts_with("invalid ") {
+                if let Some(key) = key_at_line(text, line) {
+                    message = format!("{key}: {message}");
+                }
+            }
+            // Tagged tables report their header: point at the unknown key itself.
+            if let Some(key) = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split('`').next())
+            {
+                if let Some(i) = text.lines().skip(line - 1).position(|l| {
+                    let l = l.trim_start();
+                    l.strip_prefix(key)
+                        .is_some_and(|rest| rest.trim_start().starts_with('='))
+                }) {
+                    (line, column) = (line + i, 1);
+                }
+            }
+            ScenarioError::Syntax {
+                file: path.clone(),
+                line,
+                column,
+                message,
+            }
+        })?;
+        let mut scenario = Scenario {
+            file,
+            path,
+            text: text.to_string(),
+            warnings: Vec::new(),
+            hulls: HullCache::default(),
+        };
+        scenario.check_names()?;
+        scenario.check_lesson()?;
+        let nominal = scenario.nominal_model()?;
+        scenario.warnings = nominal.warnings.clone();
+        scenario.variants_of(nominal)?;
+        Ok(scenario)
+    }
+
+    /// Checks an edited scenario (the app's panels edit the file's tables);
+    /// relative paths still resolve against `path`.
+    pub fn from_file(
+        file: ScenarioFile,
+        path: impl AsRef<Path>,
+    ) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let text = toml::to_string(&file).map_err(|e| ScenarioError::Syntax {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: e.to_string(),
+        })?;
+        Scenario::parse(&text, path)
+    }
+
+    /// The scenario with every default written out, as TOML.
+    pub fn resolved_toml(&self) -> String {
+        // A URDF path relative to the source file would not resolve from the
+        // results folder: write it out absolute.
+        let mut file = self.file.clone();
+        let absolute = |p: PathBuf| p.canonicalize().unwrap_or(p);
+        if let Some(joined) = self.urdf_path() {
+            file.robot.urdf = Some(absolute(joined));
+        }
+        if let Some(lesson) = &mut file.lesson {
+            for link in [&mut lesson.next, &mut lesson.previous] {
+                *link = link.take().map(|p| absolute(self.relative(&p)));
+            }
+        }
+        toml::to_string(&file).unwrap_or_else(|e| {
+            format!(
+                "# could not serialize: {e}
+"
+            )
+        })
+    }
+
+    /// An error about `key` (dotted path), located at the key's line if found.
+    pub(crate) fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        let last = key.rsplit('.').next().unwrap_or(key);
+        let last = last.split('[').next().unwrap_or(last);
+        let line = self
+            .text
+            .lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{last} "))
+                    || l.starts_with(&format!("{last}="))
+                    || l.starts_with(&format!("[{last}]"))
+            })
+            .map_or(1, |i| i + 1);
+        ScenarioError::Invalid {
+            file: self.path.clone(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// Checks the scenario's name and its variants' names (issue 17 item
+    /// 11): each becomes a file or folder name.
+    pub(crate) fn check_names(&self) -> Result<(), ScenarioError> {
+        let f = &self.file;
+        if let Some(problem) = name_problem(&f.name) {
+            return Err(self.invalid(
+                "name",
+                format!(
+                    "{} is not a file-name-safe name (it names the output folder): {problem}",
+                    shown_name(&f.name)
+                ),
+            ));
+        }
+        let mut names = std::collections::HashMap::new();
+        for (i, v) in f.variants.iter().enumerate() {
+            let invalid = |message: String| ScenarioError::Invalid {
+                file: self.path.clone(),
+                line: self.variant_name_line(i).unwrap_or(1),
+                key: format!("variants[{i}].name"),
+                message,
+            };
+            let shown = shown_name(&v.name);
+            if let Some(problem) = variant_name_problem(&v.name) {
+                return Err(invalid(format!(
+                    "{shown} is not a file-name-safe variant name (it names <name>.csv): {problem}"
+                )));
+            }
+            if let Some(earlier) = names.insert(v.name.to_ascii_lowercase(), v.name.clone()) {
+                return Err(invalid(format!(
+                    "{shown} names the same file as the variant {earlier:?} (names must be unique, and differ in more than letter case for macOS and Windows)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The 1-based line of the `name` key of the `i`-th `[[variants]]` table.
+    pub(crate) fn variant_name_line(&self, i: usize) -> Option<usize> {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let header = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("[[variants]]"))
+            .nth(i)?
+            .0;
+        lines[header + 1..]
+            .iter()
+            .take_while(|l| !l.trim_start().starts_with('['))
+            .position(|l| l.trim_start().starts_with("name"))
+            .map(|p| header + 2 + p)
+    }
+
+    /// Reads and checks a scenario file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let text = read_text(path, InputKind::Scenario)?;
+        Scenario::parse(&text, path)
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+/// The dotted key assigned on 1-based `line` (`simulation.plant` for
+/// `plant = ...` under `[simulation]`), if the line assigns one.
+fn key_at_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let assigned = lines.get(line.checked_sub(1)?)?.split_once('=')?.0.trim();
+    if assigned.is_empty() || assigned.starts_with('[') {
+        return None;
+    }
+    let table = lines[..line - 1].iter().rev().find_map(|l| {
+        let l = l.trim();
+        l.strip_prefix("[[")
+            .and_then(|h| h.split("]]").next())
+            .or_else(|| l.strip_prefix('[').and_then(|h| h.split(']').next()))
+    });
+    Some(match table {
+        Some(table) => format!("{}.{assigned}", table.trim()),
+        None => assigned.to_string(),
+    })
+}
