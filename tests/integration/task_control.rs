@@ -349,7 +349,7 @@ fn panda_posture_stays_out_of_the_task() {
         simulate(ClosedLoop {
             plant: &panda,
             estimate: &panda,
-            law: law,
+            law,
             factorization: Factorization::ChristoffelConsistent,
             reference: posture.clone(),
             task: Some(task.clone()),
