@@ -6,8 +6,10 @@
 use crate::error;
 use crate::interrupt::interruptible;
 use numpy::{PyArray1, PyArrayMethods};
-use passivity_lab::scenario::{run_variant_until, series, summary, RunEstimate, Scenario as LibScenario, VariantResult};
-use passivity_lab::sweep::{with_parameters};
+use passivity_lab::scenario::{
+    run_variant_until, series, summary, RunEstimate, Scenario as LibScenario, VariantResult,
+};
+use passivity_lab::sweep::with_parameters;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};

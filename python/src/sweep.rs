@@ -6,8 +6,11 @@
 use crate::error;
 use crate::interrupt::interruptible;
 use crate::scenario::Scenario;
-use passivity_lab::scenario::{Scenario as LibScenario};
-use passivity_lab::sweep::{run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec, SweepTable as LibTable, DEFAULT_METRICS, TIMING_COLUMNS};
+use passivity_lab::scenario::Scenario as LibScenario;
+use passivity_lab::sweep::{
+    run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec, SweepTable as LibTable,
+    DEFAULT_METRICS, TIMING_COLUMNS,
+};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
