@@ -19,6 +19,7 @@ mod hostile_inputs;
 mod interaction;
 mod lessons;
 mod mimic;
+mod number_limits;
 mod properties;
 mod rapier_plant;
 mod reference_pinocchio;

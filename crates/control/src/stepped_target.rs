@@ -20,10 +20,20 @@ pub struct TargetStep {
     pub value: Vec<f64>,
 }
 
+/// Largest filter bandwidth, rad/s: faster than any integration step
+/// can follow (1e4 rad/s settles in a tenth of a millisecond), and small
+/// enough that the filter's w^2 terms cannot overflow.
+pub const MAX_BANDWIDTH: f64 = 1e4;
+
+/// Largest step time, s (the run-length budget allows far less).
+pub const MAX_TIME: f64 = 1e8;
+
 /// Checks a filter's bandwidth and its steps of `n` coordinates; says what is wrong.
 pub fn validate(bandwidth: f64, steps: &[TargetStep], n: usize, bound: f64) -> Result<(), String> {
-    if !(bandwidth.is_finite() && bandwidth > 0.0) {
-        return Err("bandwidth must be a positive number of rad/s".into());
+    if !(bandwidth.is_finite() && bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH) {
+        return Err(format!(
+            "bandwidth must be a positive number of rad/s, at most {MAX_BANDWIDTH:e}"
+        ));
     }
     if steps.is_empty() {
         return Err("steps needs at least one step".into());
@@ -35,9 +45,12 @@ pub fn validate(bandwidth: f64, steps: &[TargetStep], n: usize, bound: f64) -> R
                 s.value.len()
             ));
         }
-        if !(s.time.is_finite() && s.value.iter().all(|x| x.is_finite() && x.abs() <= bound)) {
+        if !(s.time.is_finite()
+            && s.time.abs() <= MAX_TIME
+            && s.value.iter().all(|x| x.is_finite() && x.abs() <= bound))
+        {
             return Err(format!(
-                "steps[{i}] needs a finite time and values at most {bound:e} in magnitude"
+                "steps[{i}] needs a time at most {MAX_TIME:e} s and values at most {bound:e} in magnitude"
             ));
         }
         if i > 0 && s.time <= steps[i - 1].time {

@@ -4,7 +4,7 @@
 use crate::control::stepped_target;
 use crate::model::Model;
 use crate::scenario::{DisturbanceSpec, Scenario, ScenarioError, WrenchAxes};
-use crate::sim::{Disturbance, Push, MAX_POSITION};
+use crate::sim::{Disturbance, Push, BLOW_UP, MAX_POSITION};
 use crate::spatial::Vec3;
 
 impl Scenario {
@@ -14,16 +14,24 @@ impl Scenario {
         &self,
         model: &Model,
     ) -> Result<Vec<(Option<String>, Disturbance)>, ScenarioError> {
-        let finite = |x: &[f64]| x.iter().all(|a| a.is_finite());
+        // Forces, torques and gains at most BLOW_UP in magnitude (no product
+        // of them overflows); points within MAX_POSITION of their link.
+        let finite = |x: &[f64]| x.iter().all(|a| a.is_finite() && a.abs() <= BLOW_UP);
         let mut out = Vec::new();
         for (i, spec) in self.file.disturbances.iter().enumerate() {
             let key = |k: &str| format!("disturbances[{i}].{k}");
             let spring_gains = |stiffness: f64, damping: f64| {
-                if !(stiffness.is_finite() && stiffness >= 0.0) {
-                    return Err(self.invalid(&key("stiffness"), "must be a finite number >= 0"));
+                if !(finite(&[stiffness]) && stiffness >= 0.0) {
+                    return Err(self.invalid(
+                        &key("stiffness"),
+                        format!("must be a finite number >= 0, at most {BLOW_UP:e}"),
+                    ));
                 }
-                if !(damping.is_finite() && damping >= 0.0) {
-                    return Err(self.invalid(&key("damping"), "must be a finite number >= 0"));
+                if !(finite(&[damping]) && damping >= 0.0) {
+                    return Err(self.invalid(
+                        &key("damping"),
+                        format!("must be a finite number >= 0, at most {BLOW_UP:e}"),
+                    ));
                 }
                 Ok(())
             };
@@ -52,7 +60,10 @@ impl Scenario {
                     ..
                 } => {
                     if !finite(force) || !finite(torque) {
-                        return Err(self.invalid(&key("force"), "force and torque must be finite"));
+                        return Err(self.invalid(
+                            &key("force"),
+                            format!("force and torque must be finite and at most {BLOW_UP:e} in magnitude"),
+                        ));
                     }
                     profile
                         .validate()
@@ -133,8 +144,16 @@ impl Scenario {
                     )
                 }
             };
-            if !finite(point) {
-                return Err(self.invalid(&key("point"), "must be finite"));
+            if !point
+                .iter()
+                .all(|a| a.is_finite() && a.abs() <= MAX_POSITION)
+            {
+                return Err(self.invalid(
+                    &key("point"),
+                    format!(
+                        "must be finite and within {MAX_POSITION:e} m of the link along each axis"
+                    ),
+                ));
             }
             // The point in the body frame (the link may be merged into it).
             let point = frame.placement.transform_point(&Vec3::from(*point));

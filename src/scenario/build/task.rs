@@ -5,6 +5,7 @@ use crate::control::task::SingularityDamping;
 use crate::control::Task;
 use crate::model::Model;
 use crate::scenario::{Scenario, ScenarioError};
+use crate::sim::BLOW_UP;
 
 impl Scenario {
     /// The joint speeds of least norm that give the task the twist `x_dot`
@@ -19,10 +20,14 @@ impl Scenario {
         let task = self
             .task(model, q0)?
             .ok_or_else(|| self.invalid(key, "needs a [task]"))?;
-        if x_dot.len() != task.dim() || x_dot.iter().any(|x| !x.is_finite()) {
+        if x_dot.len() != task.dim() || x_dot.iter().any(|x| !(x.is_finite() && x.abs() <= BLOW_UP))
+        {
             return Err(self.invalid(
                 key,
-                format!("needs {} finite numbers (the task's twist)", task.dim()),
+                format!(
+                    "needs {} finite numbers of magnitude at most {BLOW_UP:e} (the task's twist)",
+                    task.dim()
+                ),
             ));
         }
         let mut tw = crate::control::task::TaskWorkspace::new(model, &task);
@@ -47,7 +52,15 @@ impl Scenario {
                     "the task Jacobian is singular at the initial configuration",
                 )
             })?;
-        Ok((j.transpose() * solved).as_slice().to_vec())
+        let v = (j.transpose() * solved).as_slice().to_vec();
+        // Near a singularity a modest twist needs huge joint speeds.
+        if v.iter().any(|x| !(x.is_finite() && x.abs() <= BLOW_UP)) {
+            return Err(self.invalid(
+                key,
+                format!("needs joint speeds beyond {BLOW_UP:e} at the initial configuration (near a singularity of the task)"),
+            ));
+        }
+        Ok(v)
     }
 
     /// The `[task]` (without task-space torsion, which variants choose),

@@ -3,6 +3,7 @@
 //! acceleration.
 
 use super::orientation::{exp_so3, log_so3};
+use crate::reference::MAX_COEFFICIENT;
 use crate::stepped_target::{self, TargetStep};
 use crate::JointTerms;
 use passivity_dynamics::spatial::{frame_with_z, rpy_to_matrix, Mat3, Vec3};
@@ -175,7 +176,12 @@ fn plane_basis(normal: &[f64; 3]) -> (Vec3, Vec3) {
 impl TaskReference {
     /// Checks the numbers; says what is wrong (the caller adds the key).
     pub fn validate(&self) -> Result<(), String> {
-        let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+        // Every number finite and at most MAX_COEFFICIENT in magnitude, so
+        // that no product or norm of them overflows.
+        let finite = |x: &[f64]| {
+            x.iter()
+                .all(|v| v.is_finite() && v.abs() <= MAX_COEFFICIENT)
+        };
         let finite_rpy = |r: &Option<[f64; 3]>| r.as_ref().is_none_or(|r| finite(r));
         let periodic = |center: &Option<[f64; 3]>,
                         radius: f64,
@@ -184,15 +190,23 @@ impl TaskReference {
                         ramp: f64,
                         rpy| {
             if !center.as_ref().is_none_or(|c| finite(c)) || !finite_rpy(rpy) {
-                Err("center and rpy must be finite".to_string())
-            } else if !(radius.is_finite() && radius > 0.0) {
-                Err("radius must be a positive number of metres".to_string())
+                Err(format!(
+                    "center and rpy must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
+                ))
+            } else if !(finite(&[radius]) && radius > 0.0) {
+                Err(format!(
+                    "radius must be a positive number of metres, at most {MAX_COEFFICIENT:e}"
+                ))
             } else if !(finite(normal) && Vec3::from(*normal).norm() > 1e-9) {
-                Err("normal must be a finite, non-zero vector".to_string())
-            } else if !(period.is_finite() && period > 0.0) {
-                Err("period must be a positive number of seconds".to_string())
-            } else if !(ramp.is_finite() && ramp >= 0.0) {
-                Err("ramp must be a number of seconds >= 0".to_string())
+                Err(format!("normal must be a non-zero vector of finite numbers at most {MAX_COEFFICIENT:e} in magnitude"))
+            } else if !(finite(&[period]) && period > 0.0) {
+                Err(format!(
+                    "period must be a positive number of seconds, at most {MAX_COEFFICIENT:e}"
+                ))
+            } else if !(finite(&[ramp]) && ramp >= 0.0) {
+                Err(format!(
+                    "ramp must be a number of seconds >= 0, at most {MAX_COEFFICIENT:e}"
+                ))
             } else {
                 Ok(())
             }
@@ -210,7 +224,9 @@ impl TaskReference {
                 }
                 .validate(3)?;
                 if !finite_rpy(rpy) {
-                    return Err("rpy must be finite".into());
+                    return Err(format!(
+                        "rpy must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
+                    ));
                 }
                 Ok(())
             }
@@ -223,8 +239,10 @@ impl TaskReference {
                 ramp,
                 rpy,
             } => {
-                if !start_angle.is_finite() {
-                    return Err("start_angle must be finite".into());
+                if !finite(&[*start_angle]) {
+                    return Err(format!(
+                        "start_angle must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
+                    ));
                 }
                 periodic(center, *radius, normal, *period, *ramp, rpy)
             }
@@ -246,10 +264,10 @@ impl TaskReference {
                     && finite(&to.position)
                     && finite_rpy(&from.rpy)
                     && finite_rpy(&to.rpy)
-                    && start.is_finite())
+                    && finite(&[*start]))
                 {
-                    Err("from, to and start must be finite".into())
-                } else if !(duration.is_finite() && *duration > 0.0) {
+                    Err(format!("from, to and start must be finite and at most {MAX_COEFFICIENT:e} in magnitude"))
+                } else if !(finite(&[*duration]) && *duration > 0.0) {
                     Err("duration must be a positive number of seconds".into())
                 } else {
                     Ok(())
@@ -260,8 +278,8 @@ impl TaskReference {
                     return Err("needs at least one waypoint".into());
                 }
                 for (i, p) in points.iter().enumerate() {
-                    if !(p.time.is_finite() && finite(&p.position) && finite_rpy(&p.rpy)) {
-                        return Err(format!("waypoint {i} has a number that is not finite"));
+                    if !(finite(&[p.time]) && finite(&p.position) && finite_rpy(&p.rpy)) {
+                        return Err(format!("waypoint {i} has a number that is not finite or exceeds {MAX_COEFFICIENT:e} in magnitude"));
                     }
                     if i > 0 && p.time <= points[i - 1].time {
                         return Err(format!(
@@ -277,9 +295,9 @@ impl TaskReference {
                 before,
                 bandwidth,
                 steps,
-            } => before.validate().and_then(|()| {
-                stepped_target::validate(*bandwidth, steps, 3, crate::reference::MAX_COEFFICIENT)
-            }),
+            } => before
+                .validate()
+                .and_then(|()| stepped_target::validate(*bandwidth, steps, 3, MAX_COEFFICIENT)),
         }
     }
 

@@ -68,7 +68,7 @@ pub enum RotorError {
         joint: String,
     },
     /// A rotor's number is not finite, or the gear ratio is zero, the mass not positive, or the moments not those of a body symmetric about its axis.
-    #[error("{file}: rotor of joint '{joint}': {field} = {value} {problem}")]
+    #[error("{file}: rotor of joint '{joint}': {field} = {} {problem}", shown(*.value))]
     Invalid {
         /// The description file.
         file: PathBuf,
@@ -172,7 +172,22 @@ fn add_rotors(robot: &mut urdf_rs::Robot, rotors: &[Rotor], file: &Path) -> Resu
     Ok(())
 }
 
-/// Finite values, a nonzero gear ratio, a positive mass, and moments of a
+/// A number as a message shows it: plainly, or in exponent form when it
+/// would take more than a dozen digits.
+fn shown(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e9).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// The largest magnitude of a rotor's gear ratio, mass (kg) and moments
+/// (kg m^2): real gear trains are below 1e3, and the reflected inertia
+/// g^2 I_axial must stay far from overflow.
+pub const MAX_ROTOR_NUMBER: f64 = 1e4;
+
+/// Finite values at most [`MAX_ROTOR_NUMBER`] in magnitude, a nonzero gear ratio, a positive mass, and moments of a
 /// body symmetric about its axis: 0 <= axial <= 2 transverse (the triangle
 /// inequality of principal moments).
 fn check_rotor(
@@ -188,6 +203,13 @@ fn check_rotor(
     for (field, value) in fields {
         if !value.is_finite() {
             return Err(invalid(field, value, "is not a finite number"));
+        }
+        if value.abs() > MAX_ROTOR_NUMBER {
+            return Err(invalid(
+                field,
+                value,
+                "exceeds 1e4 in magnitude (a gear ratio beyond 1e4, or a rotor of more than 1e4 kg or kg m^2, is not a motor rotor; g^2 I_axial enters H)",
+            ));
         }
     }
     if rotor.gear_ratio == 0.0 {

@@ -1,0 +1,110 @@
+//! Every number a scenario gives is range-checked at load, naming its key
+//! (issue 38, finding 3): these inputs were accepted before and the run
+//! then diverged at t = 0.001 s ("q[0] is not finite"), or, for rotors,
+//! ran to the end with exit 0.
+
+use crate::common;
+
+use common::{repo_path, scenario_error, UR5};
+
+/// The UR5 holding a pose under joint PD+, with `extra` appended.
+fn ur5(extra: &str) -> String {
+    format!(
+        r#"name = "t"
+[robot]
+urdf = "{}"
+[controller]
+kind = "pd_plus"
+kp = 10.0
+kd = 1.0
+[reference]
+kind = "hold"
+q = [0.0, -1.0, 1.0, 0.0, 1.0, 0.0]
+[simulation]
+duration = 0.01
+{extra}"#,
+        repo_path(UR5).display()
+    )
+}
+
+const TASK: &str = r#"[task]
+frame = "tool0"
+reference = { kind = "circle", radius = 0.05, normal = [0.0, 0.0, 1.0], period = 1.0 }
+"#;
+
+fn spring(path: &str) -> String {
+    format!(
+        "[[disturbances]]\nkind = \"spring\"\nlink = \"tool0\"\nstiffness = 100.0\npath = {path}\n"
+    )
+}
+
+#[test]
+fn huge_numbers_are_refused_at_load_naming_the_key() {
+    let rotor = |field: &str| {
+        let mut numbers = vec![
+            ("gear_ratio", "10.0"),
+            ("mass", "0.1"),
+            ("axial_inertia", "1e-5"),
+            ("transverse_inertia", "1e-5"),
+        ];
+        for n in &mut numbers {
+            if n.0 == field {
+                n.1 = "1e300";
+            }
+        }
+        let lines: Vec<String> = numbers.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        format!(
+            "[[robot.rotors]]\njoints = [\"shoulder_pan_joint\"]\n{}\n",
+            lines.join("\n")
+        )
+    };
+    let cases = [
+        (
+            spring("{ kind = \"waypoints\", points = [{ time = 0.0, position = [1e300, 0.0, 0.0] }] }"),
+            vec!["disturbances[0].path", "waypoint 0", "1e8"],
+        ),
+        (
+            spring("{ kind = \"circle\", radius = 1e300, normal = [0.0, 0.0, 1.0], period = 1.0 }"),
+            vec!["disturbances[0].path", "radius"],
+        ),
+        (
+            spring("{ kind = \"circle\", radius = 0.05, normal = [1e300, 1e300, 0.0], period = 1.0 }"),
+            vec!["disturbances[0].path", "normal"],
+        ),
+        (
+            spring("{ kind = \"dragged\", before = { kind = \"circle\", radius = 0.05, normal = [0.0, 0.0, 1.0], period = 1.0 }, bandwidth = 1e300, steps = [{ time = 0.0, value = [0.1, 0.0, 0.0] }] }"),
+            vec!["disturbances[0].path", "bandwidth", "1e4"],
+        ),
+        (
+            TASK.replace("period = 1.0 }", "period = 1.0, rpy = [1e300, 0.0, 0.0] }"),
+            vec!["task", "rpy"],
+        ),
+        (
+            format!("{TASK}[initial]\ntask_velocity = [1e300, 0.0, 0.0, 0.0, 0.0, 0.0]\n"),
+            vec!["initial.task_velocity", "1e8"],
+        ),
+        (
+            "[[disturbances]]\nkind = \"wrench\"\nlink = \"tool0\"\npoint = [1e300, 0.0, 0.0]\nforce = [1.0, 0.0, 0.0]\nprofile = { kind = \"window\", start = 0.0, end = 0.01 }\n".to_string(),
+            vec!["disturbances[0].point", "1e4 m"],
+        ),
+        (rotor("gear_ratio"), vec!["gear_ratio = 1e300", "exceeds 1e4"]),
+        (rotor("axial_inertia"), vec!["axial_inertia = 1e300", "exceeds 1e4"]),
+    ];
+    for (extra, expected) in cases {
+        let text = ur5(&extra);
+        let m = scenario_error(&text, repo_path("tests/limits.toml")).to_string();
+        for e in expected {
+            assert!(m.contains(e), "{extra}\n-> {m}\nexpected {e:?}");
+        }
+    }
+    // The same scenario with sane numbers loads: the refusals are the numbers'.
+    passivity_lab::scenario::Scenario::parse(
+        &ur5(&format!(
+            "{}{}",
+            spring("{ kind = \"circle\", radius = 0.05, normal = [0.0, 0.0, 1.0], period = 1.0 }"),
+            rotor("none")
+        )),
+        repo_path("tests/limits.toml"),
+    )
+    .unwrap();
+}
