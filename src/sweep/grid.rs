@@ -162,8 +162,10 @@ impl SweepSpec {
 
     /// Number of points: the grid's product times the samples.
     pub fn len(&self) -> usize {
-        let grid: usize = self.grid.iter().map(|a| a.values.len()).product();
-        grid * self.samples.max(1)
+        self.grid
+            .iter()
+            .map(|a| a.values.len())
+            .fold(self.samples.max(1), usize::saturating_mul)
     }
 
     /// Whether the spec has no point.

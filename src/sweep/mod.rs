@@ -14,7 +14,7 @@ pub use grid::{
     SweepSpec, SweepSpecError,
 };
 pub use merge::{merge_tables, table_from_json, SweepMergeError};
-pub use plan::{run_one, with_parameters, SweepPlan, SweepRun};
+pub use plan::{run_one, with_parameters, SweepPlan, SweepRun, MAX_SWEEP_RUNS};
 pub use shard::Selection;
 pub use table::{
     metric_names, metric_value, SweepLine, SweepRow, SweepTable, DEFAULT_METRICS, TIMING_COLUMNS,

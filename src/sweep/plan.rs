@@ -143,6 +143,13 @@ fn resolved_text(scenario: &Scenario) -> String {
     text
 }
 
+/// Most runs (points x variants) a sweep may hold. A plan builds every run
+/// before the first one starts: 10,000 point-mass points of two variants
+/// took 525 MB, so 20,000 runs stay far below the machine's memory even
+/// for robots several times heavier, and the run-length budget
+/// ([`RunEstimate`]) still bounds their steps.
+pub const MAX_SWEEP_RUNS: usize = 20_000;
+
 /// One run of a sweep: its point and one variant built with it.
 #[derive(Clone, Debug)]
 pub struct SweepRun {
@@ -192,6 +199,21 @@ impl SweepPlan {
         }
         if keys.is_empty() {
             return Err(invalid("", "nothing to sweep: no key given".into()));
+        }
+        // Every run is built before the sweep starts: size the plan before
+        // building it (a million sampled points aborted, out of memory).
+        let runs_wanted = spec
+            .len()
+            .saturating_mul(scenario.file.variants.len().max(1));
+        if runs_wanted > MAX_SWEEP_RUNS {
+            return Err(invalid(
+                &keys.join(", "),
+                format!(
+                    "the sweep has {} points x {} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every run is built (its models and workspaces, about 25 kB for the point mass and more for robots) before the first one starts; sweep fewer points, or split the sweep into separate ones",
+                    spec.len(),
+                    scenario.file.variants.len().max(1)
+                ),
+            ));
         }
         let points = spec.points();
         // Each key alone first, so an unknown key is named on its own.

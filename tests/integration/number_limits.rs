@@ -108,3 +108,37 @@ fn huge_numbers_are_refused_at_load_naming_the_key() {
     )
     .unwrap();
 }
+
+/// A sampled sweep of a million points was built in full before any
+/// check and aborted out of memory (issue 38, finding 1); it is now
+/// refused before a single point is built, with its size.
+#[test]
+fn a_sweep_too_large_to_build_is_refused_with_its_size() {
+    let dir = common::Scratch::new("limits", "sweep");
+    let scenario = dir.join("pm.toml");
+    std::fs::write(
+        &scenario,
+        std::fs::read_to_string(repo_path("scenarios/point_mass_torsion.toml"))
+            .unwrap()
+            .replace("duration = 10.0", "duration = 0.05")
+            + "\n[output]\nplots = false\n",
+    )
+    .unwrap();
+    let out = dir.join("o");
+    let err = common::run_fails(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--sample",
+        "estimate.scale=uniform(0.5,1.5)",
+        "--samples",
+        "1000000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("1000000 points x 2 variants = 2000000 runs")
+            && err.contains(&passivity_lab::sweep::MAX_SWEEP_RUNS.to_string()),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
