@@ -105,6 +105,7 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
         );
     }
     let models = out.join("models");
+    passivity_lab::io::create_output_folder(out).map_err(|e| anyhow::anyhow!("--out {e}"))?;
     std::fs::create_dir_all(&models)
         .with_context(|| format!("--out {}: cannot create the folder", out.display()))?;
     let names: Vec<&str> = SCALING

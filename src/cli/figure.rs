@@ -4,6 +4,7 @@ use anyhow::Context;
 use passivity_lab::figures::connections;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
 use passivity_lab::figures::cost_table::{from_csv, slope_table};
+use passivity_lab::io::{check_output_folder, create_output_folder};
 use passivity_lab::plot::figure::write_figure;
 use std::path::{Path, PathBuf};
 
@@ -38,32 +39,32 @@ enum Which {
     },
 }
 
-/// Creates the folder `out` if missing.
-fn create_folder(out: &Path) -> anyhow::Result<()> {
-    if out.exists() && !out.is_dir() {
-        anyhow::bail!("--out {}: is not a folder", out.display());
-    }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("--out {}: cannot create the folder", out.display()))
+/// Checks the output folder `out` as every command that writes one does
+/// (`io::check_output_folder`: never the file-system root or a folder
+/// holding the current directory) and creates it if missing.
+fn create_folder(out: &Path) -> anyhow::Result<PathBuf> {
+    create_output_folder(out).map_err(|e| anyhow::anyhow!("--out {e}"))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.figure {
         Which::Connections { out } => {
-            create_folder(&out)?;
+            let folder = create_folder(&out)?;
             let figure = connections::ConnectionsFigure::default();
-            let paths = write_figure(&out, "connections", |root| figure.draw(root))
+            let paths = write_figure(&folder, "connections", |root| figure.draw(root))
                 .with_context(|| format!("--out {}: writing the figure", out.display()))?;
             print_paths(&paths);
             Ok(())
         }
         Which::CostCurves { csv, out } => {
+            // The folder is checked before any work.
+            check_output_folder(&out).map_err(|e| anyhow::anyhow!("--out {e}"))?;
             let text = std::fs::read_to_string(&csv)
                 .with_context(|| format!("--csv {}: cannot read the table", csv.display()))?;
             let rows = from_csv(&text, &csv)?;
             anyhow::ensure!(!rows.is_empty(), "--csv {}: no rows", csv.display());
-            create_folder(&out)?;
-            let paths = write_figure(&out, "cost", |root| draw_cost_curves(root, &rows))
+            let folder = create_folder(&out)?;
+            let paths = write_figure(&folder, "cost", |root| draw_cost_curves(root, &rows))
                 .with_context(|| format!("--out {}: writing the figure", out.display()))?;
             print!("{}", slope_table(&rows));
             print_paths(&paths);

@@ -71,27 +71,13 @@ impl RunFolder {
             path: target.to_path_buf(),
             message,
         };
-        let target = absolute(target).map_err(io_error(target))?;
+        let target = check_output_folder(target)?;
         let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
             return Err(refuse(
                 "the file-system root cannot be an output folder".into(),
             ));
         };
         let name = name.to_string_lossy().into_owned();
-        match std::fs::symlink_metadata(&target) {
-            Ok(m) if !m.is_dir() => {
-                return Err(refuse("exists and is not a folder".into()));
-            }
-            _ => {}
-        }
-        if let Ok(cwd) = std::env::current_dir().and_then(|d| d.canonicalize()) {
-            if cwd.starts_with(&target) {
-                return Err(refuse(
-                    "holds the current directory: choose a folder of its own for the results"
-                        .into(),
-                ));
-            }
-        }
         std::fs::create_dir_all(parent).map_err(io_error(parent))?;
         let lock = FolderLock::acquire(&parent.join(format!(".{name}.lock"))).map_err(|error| {
             FolderError::Lock {
@@ -222,6 +208,45 @@ impl Drop for RunFolder {
             let _ = std::fs::remove_dir_all(&self.staging);
         }
     }
+}
+
+/// The check every command that writes an output folder makes of it
+/// (`run`, `sweep`, `sweep merge`, `figure`, `bench --scaling`): refuses
+/// the file-system root, anything but a folder, and a folder holding the
+/// current directory. Returns the folder made absolute ([`absolute`]).
+pub fn check_output_folder(target: &Path) -> Result<PathBuf, FolderError> {
+    let refuse = |message: &str| FolderError::Refused {
+        path: target.to_path_buf(),
+        message: message.into(),
+    };
+    let absolute = absolute(target).map_err(io_error(target))?;
+    if absolute.parent().is_none() || absolute.file_name().is_none() {
+        return Err(refuse("the file-system root cannot be an output folder"));
+    }
+    match std::fs::symlink_metadata(&absolute) {
+        Ok(m) if !m.is_dir() => return Err(refuse("exists and is not a folder")),
+        _ => {}
+    }
+    if let Ok(cwd) = std::env::current_dir().and_then(|d| d.canonicalize()) {
+        if cwd.starts_with(&absolute) {
+            return Err(refuse(
+                "holds the current directory: choose a folder of its own for the results",
+            ));
+        }
+    }
+    Ok(absolute)
+}
+
+/// [`check_output_folder`], then creates the folder if missing: for the
+/// commands that write a few files into a folder instead of replacing it
+/// as a whole ([`RunFolder`]). Returns the folder, absolute.
+pub fn create_output_folder(target: &Path) -> Result<PathBuf, FolderError> {
+    let folder = check_output_folder(target)?;
+    std::fs::create_dir_all(&folder).map_err(|error| FolderError::Io {
+        path: target.to_path_buf(),
+        error,
+    })?;
+    Ok(folder)
 }
 
 /// `path` made absolute with its existing part canonical (symbolic links

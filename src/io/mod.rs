@@ -4,7 +4,7 @@
 mod folder;
 mod lock;
 
-pub use folder::{FolderError, RunFolder, MANIFEST};
+pub use folder::{check_output_folder, create_output_folder, FolderError, RunFolder, MANIFEST};
 pub use lock::{FolderLock, LockError};
 
 use std::io::Write;
@@ -25,18 +25,7 @@ pub fn write_atomically_with<T, E: From<std::io::Error>>(
     write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
 ) -> Result<T, E> {
     let path = &regular_file_target(path)?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("output path has no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = temporary_name(path)?;
     let result = (|| {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         let value = write(&mut f)?;
@@ -49,6 +38,62 @@ pub fn write_atomically_with<T, E: From<std::io::Error>>(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Writes every `(path, bytes)` of `files` like [`write_atomically`], as a
+/// unit: each goes to a temporary file beside its target first, and the
+/// temporary files are renamed into place only when all of them were
+/// written; on any failure every temporary file is removed (and, should a
+/// later rename fail, the files already renamed), so the targets are all
+/// replaced or none is.
+pub fn write_atomically_together(files: &[(&Path, &[u8])]) -> std::io::Result<()> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    let written = (|| {
+        for (path, bytes) in files {
+            let target = regular_file_target(path)?;
+            let tmp = temporary_name(&target)?;
+            staged.push((tmp.clone(), target));
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        for (tmp, _) in &staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    for (i, (tmp, target)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, target) {
+            for (tmp, _) in &staged[i..] {
+                let _ = std::fs::remove_file(tmp);
+            }
+            for (_, done) in &staged[..i] {
+                let _ = std::fs::remove_file(done);
+            }
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The temporary file a write to `path` goes through: hidden, in the same
+/// folder (so a rename moves it), named after the file and the process.
+fn temporary_name(path: &Path) -> std::io::Result<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("output path has no file name"))?;
+    Ok(dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
 }
 
 /// The file a write to `path` replaces: `path` itself when nothing is

@@ -1,5 +1,6 @@
 //! Drawing a figure once and writing it twice: as an anti-aliased PNG and
-//! as an SVG beside it, each atomically ([`crate::io::write_atomically`]).
+//! as an SVG beside it, the two atomically and together
+//! ([`crate::io::write_atomically_together`]).
 //!
 //! A figure is a function of an [`Area`], whose backend is either the
 //! bitmap or the SVG one ([`FigureBackend`]). plotters' bitmap backend
@@ -12,7 +13,7 @@
 //! pixels — font sizes, margins, label areas, legend and dash lengths —
 //! are given through [`px`].
 
-use crate::io::write_atomically_with;
+use crate::io::write_atomically_together;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::{
@@ -74,7 +75,10 @@ fn register_font() {
 }
 
 /// Writes the figure `draw` draws as `dir/<stem>.png` and `dir/<stem>.svg`
-/// and returns both paths. Each file appears completely or not at all.
+/// and returns both paths. The two appear together or not at all: both
+/// are drawn and encoded first, then written to temporary files in `dir`
+/// and renamed into place only when both were written
+/// ([`write_atomically_together`]).
 pub fn write_figure(
     dir: &Path,
     stem: &str,
@@ -82,13 +86,14 @@ pub fn write_figure(
 ) -> std::io::Result<[PathBuf; 2]> {
     register_font();
     let failed = |e: Box<dyn std::error::Error>| std::io::Error::other(format!("{stem}: {e}"));
-    let png = dir.join(format!("{stem}.png"));
     let pixels = bitmap(&draw).map_err(failed)?;
-    write_atomically_with(&png, |w| encode_png(w, &pixels))?;
-    let svg_path = dir.join(format!("{stem}.svg"));
+    let mut png = Vec::new();
+    encode_png(&mut png, &pixels)?;
     let svg = vector(&draw).map_err(failed)?;
-    write_atomically_with(&svg_path, |w| w.write_all(svg.as_bytes()))?;
-    Ok([png, svg_path])
+    let png_path = dir.join(format!("{stem}.png"));
+    let svg_path = dir.join(format!("{stem}.svg"));
+    write_atomically_together(&[(&png_path, &png), (&svg_path, svg.as_bytes())])?;
+    Ok([png_path, svg_path])
 }
 
 /// Draws into a supersampled RGB buffer and returns it reduced to [`SIZE`].

@@ -574,3 +574,81 @@ fn reference_numbers_beyond_1e8_are_refused() {
         "{err}"
     );
 }
+
+/// Issue 38 A: `figure` refused neither the file-system root nor the
+/// current directory as `--out` (and wrote into them); every writer of an
+/// output folder refuses them as `run` does.
+#[test]
+fn figure_and_bench_refuse_the_root_and_the_current_directory_as_out() {
+    for out in ["/", "."] {
+        for args in [
+            vec!["figure", "connections", "--out", out],
+            vec![
+                "figure",
+                "cost-curves",
+                "--csv",
+                "no-such.csv",
+                "--out",
+                out,
+            ],
+            vec!["bench", "--scaling", "--sizes", "2", "--out", out],
+        ] {
+            let (code, err) = refused(&run(&args));
+            assert!(code != 0, "{args:?}");
+            let expected = if out == "/" {
+                "the file-system root cannot be an output folder"
+            } else {
+                "holds the current directory"
+            };
+            assert!(err.contains(expected), "{args:?}: {err}");
+        }
+    }
+    assert!(!Path::new("/connections.png").exists());
+    assert!(!repo_path("connections.png").exists());
+}
+
+/// Issue 38 A: a figure is written as a pair, PNG and SVG, or not at all:
+/// a drawing that fails on the SVG back end leaves no PNG (nor temporary
+/// files) behind.
+#[test]
+fn a_figure_whose_svg_fails_leaves_no_png() {
+    use passivity_lab::plot::figure::{px, write_figure};
+    let dir = scratch("figure-pair");
+    let err = write_figure(&dir, "pair", |_root| {
+        // px(1) is 1 on the SVG back end only.
+        if px(1) == 1 {
+            Err("the SVG back end failed".into())
+        } else {
+            Ok(())
+        }
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("the SVG back end failed"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 38 A: the pair writer removes the file it wrote when the second
+/// one cannot be written.
+#[test]
+fn files_written_together_appear_together_or_not_at_all() {
+    use passivity_lab::io::write_atomically_together;
+    let dir = scratch("together");
+    // The second target is a folder: not replaced, so nothing is written.
+    std::fs::create_dir(dir.join("b.svg")).unwrap();
+    let a = dir.join("a.png");
+    let b = dir.join("b.svg");
+    assert!(write_atomically_together(&[(&a, b"png"), (&b, b"svg")]).is_err());
+    let left: Vec<_> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["b.svg"]);
+    std::fs::remove_dir(&b).unwrap();
+    write_atomically_together(&[(&a, b"png"), (&b, b"svg")]).unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), b"png");
+    assert_eq!(std::fs::read(&b).unwrap(), b"svg");
+}
