@@ -44,16 +44,25 @@ impl Scenario {
             ("lesson.title", &lesson.spec.title),
             ("lesson.text", &lesson.spec.text),
         ] {
-            if value.trim().is_empty() {
+            if is_blank(value) {
                 return Err(self.invalid(key, "must not be empty"));
             }
+        }
+        if let Some(c) = lesson.spec.title.chars().find(|c| c.is_control()) {
+            return Err(self.invalid(
+                "lesson.title",
+                format!(
+                    "contains the control character U+{:04X}: a title is one line of text",
+                    u32::from(c)
+                ),
+            ));
         }
         let lists = [
             ("lesson.look_at", &lesson.spec.look_at),
             ("lesson.questions", &lesson.spec.questions),
         ];
         for (key, list) in lists {
-            if let Some(i) = list.iter().position(|s| s.trim().is_empty()) {
+            if let Some(i) = list.iter().position(|s| is_blank(s)) {
                 return Err(self.invalid(&format!("{key}[{i}]"), "must not be empty"));
             }
         }
@@ -67,6 +76,42 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Whether `text` shows nothing: empty once whitespace and invisible
+/// format characters (Unicode general category Cf: zero-width space and
+/// joiners, word joiner, byte-order mark, directional marks...) are
+/// removed.
+fn is_blank(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || is_format(c))
+}
+
+/// Whether `c` is a format character (Unicode general category Cf).
+fn is_format(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x00AD
+            | 0x0600..=0x0605
+            | 0x061C
+            | 0x06DD
+            | 0x070F
+            | 0x0890..=0x0891
+            | 0x08E2
+            | 0x180E
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x2064
+            | 0x2066..=0x206F
+            | 0xFEFF
+            | 0xFFF9..=0xFFFB
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0001
+            | 0xE0020..=0xE007F
+    )
 }
 
 /// Whether the file at `path` is a scenario with a `[lesson]` table; the

@@ -324,3 +324,57 @@ fn cancelling_a_sweep_stops_it() {
     let json = table.json();
     assert_eq!(json["complete"], false);
 }
+
+/// Issue 38 C: a lesson text of invisible characters only (a zero-width
+/// space, joiners, a word joiner, a byte-order mark) is empty, and a title
+/// with a control character (NUL, escape) is refused, naming the key.
+#[test]
+fn invisible_lesson_text_and_control_characters_in_titles_are_refused() {
+    let dir = scratch("invisible");
+    for (lesson, key, words) in [
+        (
+            "title = \"t\"\ntext = \"\\u200B\"",
+            "lesson.text",
+            "must not be empty",
+        ),
+        (
+            "title = \"t\"\ntext = \" \\u200C\\u200D \\u2060\\uFEFF\\n\"",
+            "lesson.text",
+            "must not be empty",
+        ),
+        (
+            "title = \"\\u200B\"\ntext = \"x\"",
+            "lesson.title",
+            "must not be empty",
+        ),
+        (
+            "title = \"t\"\ntext = \"x\"\nquestions = [\"\\u200B\"]",
+            "lesson.questions[0]",
+            "must not be empty",
+        ),
+        (
+            "title = \"a\\u0000b\"\ntext = \"x\"",
+            "lesson.title",
+            "control character",
+        ),
+        (
+            "title = \"a\\u001Bb\"\ntext = \"x\"",
+            "lesson.title",
+            "control character",
+        ),
+    ] {
+        let path = with_lesson(&dir, "bad.toml", &format!("[lesson]\n{lesson}"));
+        let err = load_error(&path);
+        assert!(
+            err.contains(&format!("{key}: ")) && err.contains(words),
+            "{lesson}: {err}"
+        );
+    }
+    // Visible text around invisible characters is kept.
+    let good = with_lesson(
+        &dir,
+        "good.toml",
+        "[lesson]\ntitle = \"t\\u200Bt\"\ntext = \"\\u200Bx\"",
+    );
+    assert!(Scenario::load(&good).unwrap().lesson().is_some());
+}

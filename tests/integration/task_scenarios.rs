@@ -268,3 +268,54 @@ fn task_errors_name_the_key() {
         "{m}"
     );
 }
+
+/// Issue 38 C: a variant's task torsion triple outside the task's
+/// coordinates is named once ("task torsion triple"), under the variant's
+/// key `variants[i].factorization.triples`, at that variant's line.
+#[test]
+fn a_bad_task_torsion_triple_names_the_variants_key_and_line() {
+    let text = POINT_MASS_CIRCLE.replace(
+        "factorization = { kind = \"task_torsion\", beta = -5.0 }",
+        "factorization = { kind = \"task_torsion\", beta = -5.0, triples = [[0, 1, 7]] }",
+    );
+    let line = text.lines().position(|l| l.contains("triples")).unwrap() + 1;
+    let err = error_of(&text);
+    assert!(
+        err.contains(&format!(
+            "bad.toml:{line}: variants[1].factorization.triples: task torsion triple (0, 1, 7): "
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("task task"), "{err}");
+}
+
+/// Issue 38 C: the book's waypoint fields (`points = [{ time, position,
+/// rpy }]`, in the scenario reference and the task-space page) are the
+/// ones the parser accepts.
+#[test]
+fn the_books_waypoint_fields_are_the_parsers() {
+    for page in ["docs/src/scenarios.md", "docs/src/task-space.md"] {
+        let text = std::fs::read_to_string(repo_path(page)).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains("waypoints") && l.contains("points = [{"))
+            .unwrap_or_else(|| panic!("{page}: no waypoints line"));
+        let fields = line.split("[{").nth(1).unwrap().split('}').next().unwrap();
+        let point: Vec<String> = fields
+            .split(',')
+            .map(str::trim)
+            .map(|f| match f {
+                "position" | "rpy" => format!("{f} = [0.0, 0.0, 0.0]"),
+                _ => format!("{f} = 1.0"),
+            })
+            .collect();
+        let scenario = POINT_MASS_CIRCLE.replace(
+            "kind = \"circle\"\ncenter = [0.0, 0.0, 0.0]\nradius = 1.0\nnormal = [0.0, 0.0, 1.0]\nperiod = 6.283185307179586",
+            &format!("kind = \"waypoints\"\npoints = [{{ {} }}]", point.join(", ")),
+        );
+        assert!(scenario.contains("waypoints"));
+        if let Err(e) = passivity_lab::scenario::Scenario::parse(&scenario, "w.toml") {
+            panic!("{page}: {line}: {e}");
+        }
+    }
+}

@@ -72,6 +72,18 @@ impl Scenario {
                 let m = task_dim.ok_or_else(|| {
                     self.invalid(key, "task_torsion acts in task space: it needs a [task]")
                 })?;
+                if let Some([i, j, k]) = triples
+                    .iter()
+                    .flatten()
+                    .find(|[i, j, k]| !(i < j && j < k && *k < m))
+                {
+                    return Err(self.invalid(
+                        &format!("{key}.triples"),
+                        format!(
+                            "task torsion triple ({i}, {j}, {k}): task coordinates must satisfy i < j < k < {m}"
+                        ),
+                    ));
+                }
                 let position = [m - 3, m - 2, m - 1];
                 task_torsion = triples
                     .clone()
