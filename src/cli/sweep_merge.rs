@@ -3,7 +3,7 @@
 //! is then marked incomplete, with a non-zero exit).
 
 use anyhow::Context;
-use passivity_lab::io::RunFolder;
+use passivity_lab::io::{RunFolder, MANIFEST};
 use passivity_lab::sweep::{merge_tables, metric_names, table_from_json, DEFAULT_METRICS};
 use std::path::PathBuf;
 
@@ -39,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--out {}: is one of the tables to merge; choose another folder",
             args.out.display()
         );
+        check_manifest(&file)?;
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("{}: cannot read the shard's table", file.display()))?;
         let json: serde_json::Value =
@@ -89,4 +90,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if missing.len() > 20 { ", ..." } else { "" }
     );
     Ok(())
+}
+
+/// Refuses a table whose folder is not a sweep's output folder: one with a
+/// `manifest.json` (written last, so a folder without it is not a
+/// finished output) that lists the table.
+fn check_manifest(table: &std::path::Path) -> anyhow::Result<()> {
+    let folder = table
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let manifest = folder.join(MANIFEST);
+    let text = std::fs::read_to_string(&manifest).map_err(|_| {
+        anyhow::anyhow!(
+            "{}: no {MANIFEST}: not the output folder of a sweep (or one whose writing did not finish); not merged",
+            folder.display()
+        )
+    })?;
+    let name = table
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let listed = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|m| {
+            m["files"]
+                .as_array()
+                .map(|f| f.iter().any(|x| x.as_str() == Some(name.as_str())))
+        });
+    match listed {
+        Some(true) => Ok(()),
+        Some(false) => anyhow::bail!(
+            "{}: its {MANIFEST} does not list {name}: not this sweep's table; not merged",
+            folder.display()
+        ),
+        None => anyhow::bail!(
+            "{}: {MANIFEST} is not a manifest (no list of files); not merged",
+            folder.display()
+        ),
+    }
 }

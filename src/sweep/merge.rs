@@ -89,6 +89,32 @@ pub fn table_from_json(
             table.points.len()
         )));
     }
+    let per_point = table.variants.len();
+    if per_point == 0 || table.runs_total != table.points.len() * per_point {
+        return Err(error(format!(
+            "{} runs is not {} points x {} variants: the table was edited",
+            table.runs_total,
+            table.points.len(),
+            per_point
+        )));
+    }
+    // Run i is variant i % V of point i / V (the plan's order): a row's
+    // point, values and variant follow from its run index.
+    for r in &table.rows {
+        let (p, v) = (r.run / per_point, r.run % per_point);
+        if r.point != p || r.values != table.points[p] || r.variant != table.variants[v] {
+            return Err(error(format!(
+                "run {}: its point {} ({}, variant '{}') contradicts its run index: run {} is point {p} ({}, variant '{}') of the plan; the table was edited",
+                r.run,
+                r.point,
+                r.values.join(", "),
+                r.variant,
+                r.run,
+                table.points[p].join(", "),
+                table.variants[v]
+            )));
+        }
+    }
     Ok(table)
 }
 
@@ -106,9 +132,32 @@ pub fn merge_tables(tables: Vec<(PathBuf, SweepTable)>) -> Result<SweepTable, Sw
     };
     let mut rows: Vec<Option<SweepRow>> = vec![None; merged.runs_total];
     let mut origin: Vec<PathBuf> = vec![PathBuf::new(); merged.runs_total];
+    // The seed and scenario hash of each point, with the row that gave them
+    // first: every run of a point, in any table, carries the same ones.
+    let mut point_of: Vec<Option<(u64, String, usize, PathBuf)>> = vec![None; merged.points.len()];
     let mut add = |file: &PathBuf, table_rows: Vec<SweepRow>| -> Result<(), SweepMergeError> {
         for row in table_rows {
             let i = row.run;
+            match &point_of[row.point] {
+                Some((seed, hash, run, first)) => {
+                    if (*seed, hash) != (row.seed, &row.scenario_hash) {
+                        return Err(SweepMergeError {
+                            file: file.clone(),
+                            message: format!(
+                                "run {i}: point {} has seed {} and scenario_hash {}, but run {run} of the same point in {} has seed {seed} and scenario_hash {hash}: a table was edited",
+                                row.point,
+                                row.seed,
+                                row.scenario_hash,
+                                first.display()
+                            ),
+                        });
+                    }
+                }
+                None => {
+                    point_of[row.point] =
+                        Some((row.seed, row.scenario_hash.clone(), i, file.clone()))
+                }
+            }
             match &rows[i] {
                 Some(old) if old.finished() && row.finished() => {
                     if old.without_timing() != row.without_timing() {
@@ -132,7 +181,11 @@ pub fn merge_tables(tables: Vec<(PathBuf, SweepTable)>) -> Result<SweepTable, Sw
     };
     add(&first_file, std::mem::take(&mut merged.rows))?;
     for (file, table) in tables {
-        if table.plan_hash != merged.plan_hash || table.runs_total != merged.runs_total {
+        if table.plan_hash != merged.plan_hash
+            || table.runs_total != merged.runs_total
+            || (&table.keys, &table.points, &table.variants)
+                != (&merged.keys, &merged.points, &merged.variants)
+        {
             return Err(SweepMergeError {
                 file,
                 message: format!(

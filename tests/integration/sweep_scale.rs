@@ -367,7 +367,7 @@ fn a_merge_with_a_shard_missing_names_the_missing_runs_and_is_incomplete() {
     let json = shards[0].join("sweep.json");
     let mut forged = read_json(&json);
     forged["runs"][0]["summary"]["final_tracking_error"] = 123.0.into();
-    let copy = dir.join("forged.json");
+    let copy = copy_folder(&shards[0], &dir.join("forged")).join("sweep.json");
     std::fs::write(&copy, forged.to_string()).unwrap();
     let o = run(&[
         "sweep",
@@ -521,4 +521,89 @@ fn the_hashes_follow_the_robot_files_content_not_its_place() {
     for (edited, before) in heavier.1.iter().zip(&original.1) {
         assert_ne!(edited, before);
     }
+}
+
+/// Copies the files of the folder `from` into a new folder `to`; returns `to`.
+fn copy_folder(from: &Path, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+    to.to_path_buf()
+}
+
+/// `sweep merge` of `tables` into `out`: its exit status and stderr.
+fn merge(tables: &[&Path], out: &Path) -> (bool, String) {
+    let mut args = vec!["sweep", "merge"];
+    args.extend(tables.iter().map(|t| t.to_str().unwrap()));
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = run(&args);
+    (o.status.success(), stderr(&o))
+}
+
+/// Issue 38 B: `sweep merge` trusted its shards. It refuses a shard folder
+/// without a manifest, a row whose point contradicts its run index, and a
+/// scenario hash that differs between the runs of one point, naming the
+/// shard and the run.
+#[test]
+fn merge_refuses_a_shard_without_manifest_a_moved_row_and_an_edited_hash() {
+    let dir = scratch("tampered");
+    let scenario = point_mass(&dir, 0.05);
+    let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let o = sweep(&scenario, out, &["--shard", &format!("{}/2", k + 1)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (ok, err) = merge(&[&shards[0], &shards[1]], &dir.join("merged"));
+    assert!(ok, "{err}");
+
+    // (1) No manifest.json: not a finished output folder.
+    let bare = copy_folder(&shards[0], &dir.join("bare"));
+    std::fs::remove_file(bare.join("manifest.json")).unwrap();
+    let (ok, err) = merge(&[&bare, &shards[1]], &dir.join("refused"));
+    assert!(
+        !ok && err.contains(&format!("{}: no manifest.json", bare.display())),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
+
+    // (2) Run 0 claims point 1: sweep.json and sweep.csv would disagree.
+    let moved = copy_folder(&shards[0], &dir.join("moved"));
+    let mut json = read_json(&moved.join("sweep.json"));
+    assert_eq!(
+        (&json["runs"][0]["run"], &json["runs"][0]["point"]),
+        (&0.into(), &0.into())
+    );
+    json["runs"][0]["point"] = 1.into();
+    std::fs::write(moved.join("sweep.json"), json.to_string()).unwrap();
+    let (ok, err) = merge(&[&moved, &shards[1]], &dir.join("refused"));
+    assert!(
+        !ok && err.contains(&format!(
+            "{}: run 0: its point 1",
+            moved.join("sweep.json").display()
+        )) && err.contains("contradicts its run index"),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
+
+    // (3) Run 0's scenario hash edited: run 1 (the other variant of point
+    // 0, in the other shard) carries the true one.
+    let rehashed = copy_folder(&shards[0], &dir.join("rehashed"));
+    let mut json = read_json(&rehashed.join("sweep.json"));
+    json["runs"][0]["scenario_hash"] = "0123456789abcdef".into();
+    std::fs::write(rehashed.join("sweep.json"), json.to_string()).unwrap();
+    let (ok, err) = merge(&[&rehashed, &shards[1]], &dir.join("refused"));
+    assert!(
+        !ok && err.contains(&format!(
+            "{}: run 1: point 0",
+            shards[1].join("sweep.json").display()
+        )) && err.contains("0123456789abcdef")
+            && err.contains(&format!(
+                "run 0 of the same point in {}",
+                rehashed.join("sweep.json").display()
+            )),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
 }
