@@ -2,8 +2,10 @@
 
 Shaped like Pinocchio: ``model = Model.from_urdf(path)``, ``data =
 model.create_data()``, then ``rnea(model, data, q, v, a)`` and friends.
-Inputs are float64 numpy arrays (ValueError naming the argument
-otherwise); outputs are new numpy arrays. Vectors are in the model's speed
+Inputs are float64 numpy arrays of finite numbers (ValueError naming the
+argument otherwise); outputs are new numpy arrays, and a result that
+overflows to inf or NaN raises ValueError naming it, as the command line
+refuses it. Vectors are in the model's speed
 order (``model.idx_vs``); a free root has configuration
 ``[x, y, z, qx, qy, qz, qw]`` and body-frame speeds ``[angular; linear]``.
 Errors of the library raise ``passivity_lab.Error`` with the command

@@ -2,9 +2,12 @@
 //! right shape (else ValueError naming the argument); non-contiguous ones
 //! are copied once. Outputs are new arrays filled by one copy of the
 //! workspace buffer, matrices in the workspace's column-major (Fortran)
-//! order so that the copy is a plain memcpy.
+//! order so that the copy is a plain memcpy. As on the command line, every
+//! number in and out is finite: a NaN or infinity in an input array or
+//! scalar (`scalar`), or in a result (`finite_result`, `result_vector`,
+//! `result_matrix`), raises ValueError naming the argument or the quantity.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -81,7 +84,81 @@ pub fn column_major_out<'py>(
     }
 }
 
-/// A new 1-D array of a DVector.
-pub fn dvector_out<'py>(py: Python<'py>, x: &DVector<f64>) -> Bound<'py, PyArray1<f64>> {
-    vector_out(py, x.as_slice())
+/// A scalar argument, finite (else ValueError naming it, as the command
+/// line's "--beta must be a finite number").
+pub fn scalar(x: f64, name: &str) -> PyResult<f64> {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} must be finite, not {x}"
+        )))
+    }
+}
+
+/// `x` for messages, short for huge or tiny magnitudes (`1e308`, not 309 digits).
+fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The inputs of a call, for the message of a non-finite result: the array
+/// arguments' names and the scalar ones with their values.
+pub fn inputs(arrays: &str, beta: Option<f64>) -> String {
+    match beta {
+        Some(b) => format!("{arrays}, beta={}", short(b)),
+        None => arrays.to_string(),
+    }
+}
+
+/// Refuses a non-finite result, as `passivity-lab eval` does: ValueError
+/// naming the function (and the quantity when it returns several), how
+/// many entries are inf or NaN, and the inputs that overflowed.
+pub fn finite_result(
+    function: &str,
+    quantity: Option<&str>,
+    values: &[f64],
+    inputs: &str,
+) -> PyResult<()> {
+    let bad = values.iter().filter(|x| !x.is_finite()).count();
+    if bad == 0 {
+        return Ok(());
+    }
+    let what = match (quantity, bad) {
+        (None, 1) if values.len() == 1 => "the result is".to_string(),
+        (None, 1) => "1 entry is".to_string(),
+        (None, n) => format!("{n} entries are"),
+        (Some(q), 1) if values.len() == 1 => format!("{q} is"),
+        (Some(q), 1) => format!("1 entry of {q} is"),
+        (Some(q), n) => format!("{n} entries of {q} are"),
+    };
+    Err(PyValueError::new_err(format!(
+        "{function}: {what} not finite (inf or NaN); the inputs {inputs} overflow f64 arithmetic"
+    )))
+}
+
+/// A new 1-D array of a result, refused when not finite ([`finite_result`]).
+pub fn result_vector<'py>(
+    py: Python<'py>,
+    function: &str,
+    x: &[f64],
+    inputs: &str,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    finite_result(function, None, x, inputs)?;
+    Ok(vector_out(py, x))
+}
+
+/// A new matrix of a result, refused when not finite ([`finite_result`]).
+pub fn result_matrix<'py>(
+    py: Python<'py>,
+    function: &str,
+    quantity: Option<&str>,
+    m: &DMatrix<f64>,
+    inputs: &str,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    finite_result(function, quantity, m.as_slice(), inputs)?;
+    Ok(matrix_out(py, m))
 }

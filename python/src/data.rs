@@ -2,6 +2,7 @@
 //! reused by every call, with the factorization and end-frame buffers of
 //! the last call kept for the next.
 
+use crate::arrays::scalar;
 use crate::error;
 use crate::model::Model;
 use passivity_lab::algorithms::{OperationalSpaceWorkspace, Workspace};
@@ -54,14 +55,17 @@ impl Data {
         name: &str,
         beta: Option<f64>,
     ) -> PyResult<(&mut Workspace, &Factorization)> {
+        if let Some(b) = beta {
+            scalar(b, "beta")?;
+        }
         let key = beta.map(f64::to_bits);
         if self.key.0 != name || self.key.1 != key {
             let f = match (name, beta) {
-                ("torsion", Some(b)) if b.is_finite() => {
+                ("torsion", Some(b)) => {
                     Factorization::torsion_on_all_triples(model.inner.nv, Beta::constant(b))
                         .map_err(error)?
                 }
-                ("torsion", _) => {
+                ("torsion", None) => {
                     return Err(PyValueError::new_err(
                         "beta: the torsion factorization needs a finite beta",
                     ))

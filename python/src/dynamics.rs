@@ -6,7 +6,7 @@
 //! model's speed order (`model.idx_vs`), a free root's speeds
 //! `[angular; linear]` in the base frame.
 
-use crate::arrays::{dvector_out, matrix_out, vector};
+use crate::arrays::{finite_result, inputs, result_matrix, result_vector, vector};
 use crate::data::Data;
 use crate::model::Model;
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
@@ -39,7 +39,8 @@ fn rnea<'py>(
         vector(v, "v", m.nv)?,
         vector(a, "a", m.nv)?,
     );
-    Ok(dvector_out(py, lib_rnea(m, &mut data.ws, &q, &v, &a)))
+    let tau = lib_rnea(m, &mut data.ws, &q, &v, &a);
+    result_vector(py, "rnea", tau.as_slice(), "q, v, a")
 }
 
 /// The generalized gravity g(q).
@@ -51,10 +52,8 @@ fn gravity<'py>(
 ) -> PyResult<Vector<'py>> {
     data.check(&model)?;
     let q = vector(q, "q", model.inner.nq)?;
-    Ok(dvector_out(
-        model.py(),
-        generalized_gravity(&model.inner, &mut data.ws, &q),
-    ))
+    let g = generalized_gravity(&model.inner, &mut data.ws, &q);
+    result_vector(model.py(), "gravity", g.as_slice(), "q")
 }
 
 /// The joint-space inertia H(q) by the CRBA (full, symmetric).
@@ -66,10 +65,8 @@ fn crba<'py>(
 ) -> PyResult<Matrix<'py>> {
     data.check(&model)?;
     let q = vector(q, "q", model.inner.nq)?;
-    Ok(matrix_out(
-        model.py(),
-        lib_crba(&model.inner, &mut data.ws, &q),
-    ))
+    let h = lib_crba(&model.inner, &mut data.ws, &q);
+    result_matrix(model.py(), "crba", None, h, "q")
 }
 
 /// Forward dynamics H^-1 (tau - C v - g) by the ABA.
@@ -88,7 +85,8 @@ fn aba<'py>(
         vector(v, "v", m.nv)?,
         vector(tau, "tau", m.nv)?,
     );
-    Ok(dvector_out(py, lib_aba(m, &mut data.ws, &q, &v, &tau)))
+    let a = lib_aba(m, &mut data.ws, &q, &v, &tau);
+    result_vector(py, "aba", a.as_slice(), "q, v, tau")
 }
 
 /// The Coriolis matrix C(q, v) of a factorization: "christoffel" (C*),
@@ -107,7 +105,8 @@ fn coriolis_matrix<'py>(
     let (m, py) = (&model.inner, model.py());
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
-    Ok(matrix_out(py, f.coriolis_matrix(m, ws, &q, &v)))
+    let c = f.coriolis_matrix(m, ws, &q, &v);
+    result_matrix(py, "coriolis_matrix", None, c, &inputs("q, v", beta))
 }
 
 /// H, dH/dt and C of a factorization together (Algorithm 1, one pass for
@@ -126,15 +125,19 @@ fn coriolis_all<'py>(
     let (m, py) = (&model.inner, model.py());
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
+    let given = inputs("q, v", beta);
+    let out = |name: &str, x: &nalgebra::DMatrix<f64>| {
+        result_matrix(py, "coriolis_all", Some(name), x, &given)
+    };
     coriolis_matrix_and_derivatives(m, ws, &q, &v, f.body_level());
     let (h, hdot) = (
-        matrix_out(py, &ws.mass_matrix),
-        matrix_out(py, &ws.mass_matrix_dot),
+        out("H", &ws.mass_matrix)?,
+        out("Hdot", &ws.mass_matrix_dot)?,
     );
     if matches!(f, Factorization::Torsion(_)) {
         f.coriolis_matrix(m, ws, &q, &v);
     }
-    Ok((h, hdot, matrix_out(py, &ws.coriolis)))
+    Ok((h, hdot, out("C", &ws.coriolis)?))
 }
 
 /// All connection coefficients G[i, j, k] = [C(q, e_j)]_ik of a
@@ -160,6 +163,7 @@ fn christoffel_symbols<'py>(
         let out = PyArray3::<f64>::new(py, [n, n, n], false);
         let slice = out.as_slice_mut().expect("a new array is contiguous");
         f.connection_coefficients(m, ws, &q, slice);
+        finite_result("christoffel_symbols", None, slice, &inputs("q", beta))?;
         Ok(out)
     }
 }
@@ -184,10 +188,9 @@ fn slotine_li_torque<'py>(
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (v_r, a_r) = (vector(v_r, "v_r", m.nv)?, vector(a_r, "a_r", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
-    Ok(dvector_out(
-        py,
-        f.slotine_li_torque(m, ws, &q, &v, &v_r, &a_r),
-    ))
+    let tau = f.slotine_li_torque(m, ws, &q, &v, &v_r, &a_r);
+    let given = inputs("q, v, v_r, a_r", beta);
+    result_vector(py, "slotine_li_torque", tau.as_slice(), &given)
 }
 
 /// The joint torque regressor Y(q, v, a), nv x 10 nbodies, with
@@ -207,10 +210,8 @@ fn regressor<'py>(
         vector(v, "v", m.nv)?,
         vector(a, "a", m.nv)?,
     );
-    Ok(matrix_out(
-        py,
-        joint_torque_regressor(m, &mut data.ws, &q, &v, &a),
-    ))
+    let y = joint_torque_regressor(m, &mut data.ws, &q, &v, &a);
+    result_matrix(py, "regressor", None, y, "q, v, a")
 }
 
 /// The kinetic energy 1/2 v^T H v.
@@ -224,7 +225,9 @@ fn kinetic_energy(
     data.check(&model)?;
     let m = &model.inner;
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
-    Ok(lib_kinetic(m, &mut data.ws, &q, &v))
+    let e = lib_kinetic(m, &mut data.ws, &q, &v);
+    finite_result("kinetic_energy", None, &[e], "q, v")?;
+    Ok(e)
 }
 
 /// The potential energy of gravity.
@@ -236,7 +239,9 @@ fn potential_energy(
 ) -> PyResult<f64> {
     data.check(&model)?;
     let q = vector(q, "q", model.inner.nq)?;
-    Ok(lib_potential(&model.inner, &mut data.ws, &q))
+    let e = lib_potential(&model.inner, &mut data.ws, &q);
+    finite_result("potential_energy", None, &[e], "q")?;
+    Ok(e)
 }
 
 /// The diagnostics of a factorization at (q, v), as a dict:
@@ -257,11 +262,17 @@ fn diagnostics<'py>(
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let d = diagnose(m, ws, &q, &v, f);
+    let given = inputs("q, v", beta);
     let out = PyDict::new(py);
-    out.set_item("skew_residual", d.skew_residual)?;
-    out.set_item("validity_residual", d.validity_residual)?;
-    out.set_item("torsion_norm", d.torsion_norm)?;
-    out.set_item("contorsion_asymmetry", d.contorsion_asymmetry)?;
+    for (name, x) in [
+        ("skew_residual", d.skew_residual),
+        ("validity_residual", d.validity_residual),
+        ("torsion_norm", d.torsion_norm),
+        ("contorsion_asymmetry", d.contorsion_asymmetry),
+    ] {
+        finite_result("diagnostics", Some(name), &[x], &given)?;
+        out.set_item(name, x)?;
+    }
     Ok(out)
 }
 

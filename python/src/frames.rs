@@ -4,7 +4,7 @@
 //! Jacobian rows are `[angular; linear]` at the frame origin, in the
 //! frame's axes ("local") or the world's ("world_aligned").
 
-use crate::arrays::{column_major_out, matrix_out, vector};
+use crate::arrays::{column_major_out, finite_result, result_matrix, result_vector, vector};
 use crate::data::Data;
 use crate::model::Model;
 use numpy::{PyArray1, PyArray2};
@@ -44,9 +44,10 @@ fn frame_placement<'py>(
     let q = vector(q, "q", m.nq)?;
     lib_fk(m, &mut data.ws, &q);
     let x = lib_placement(m, &data.ws, f);
+    finite_result("frame_placement", Some("R"), x.rot.as_slice(), "q")?;
     Ok((
         column_major_out(py, 3, 3, x.rot.as_slice()),
-        PyArray1::from_slice(py, x.trans.as_slice()),
+        result_vector(py, "frame_placement", x.trans.as_slice(), "q")?,
     ))
 }
 
@@ -65,7 +66,8 @@ fn frame_jacobian<'py>(
     let (f, axes) = (model.frame_index(frame)?, axes(reference)?);
     let q = vector(q, "q", m.nq)?;
     lib_fk(m, &mut data.ws, &q);
-    Ok(matrix_out(py, lib_jacobian(m, &mut data.ws, f, axes)))
+    let j = lib_jacobian(m, &mut data.ws, f, axes);
+    result_matrix(py, "frame_jacobian", None, j, "q")
 }
 
 /// The frame Jacobian and its time derivative along v, as (J, dJ/dt).
@@ -84,9 +86,10 @@ fn frame_jacobian_time_derivative<'py>(
     let (f, axes) = (model.frame_index(frame)?, axes(reference)?);
     let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
     lib_jacobian_dot(m, &mut data.ws, &q, &v, f, axes);
+    let function = "frame_jacobian_time_derivative";
     Ok((
-        matrix_out(py, &data.ws.jacobian),
-        matrix_out(py, &data.ws.jacobian_dot),
+        result_matrix(py, function, Some("J"), &data.ws.jacobian, "q, v")?,
+        result_matrix(py, function, Some("dJ/dt"), &data.ws.jacobian_dot, "q, v")?,
     ))
 }
 
@@ -117,10 +120,8 @@ fn lambda_inv<'py>(
         data.end_frames = ids;
     }
     let os = data.operational.as_mut().expect("set above");
-    Ok(matrix_out(
-        py,
-        operational_space_inverse_inertia(m, &mut data.ws, os, &q),
-    ))
+    let lambda_inv = operational_space_inverse_inertia(m, &mut data.ws, os, &q);
+    result_matrix(py, "lambda_inv", None, lambda_inv, "q")
 }
 
 /// Places every body at q (what `frame_placement` and `frame_jacobian` do

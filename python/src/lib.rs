@@ -2,8 +2,10 @@
 //!
 //! A thin layer: every number comes from the library's algorithms; this
 //! crate checks array shapes and dtypes (so that nothing panics across the
-//! FFI), converts between numpy arrays and slices, and turns the library's
-//! errors into `passivity_lab.Error` with their messages.
+//! FFI) and that every number in and out is finite (ValueError otherwise,
+//! as the command line refuses them), converts between numpy arrays and
+//! slices, and turns the library's errors into `passivity_lab.Error` with
+//! their messages.
 
 mod arrays;
 mod data;

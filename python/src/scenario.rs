@@ -3,6 +3,7 @@
 //! variant's recorded series (the columns of `<variant>.csv`) as a numpy
 //! array, with its summary (`summary.json`'s entry) as JSON text.
 
+use crate::arrays::scalar;
 use crate::error;
 use crate::interrupt::interruptible;
 use numpy::{PyArray1, PyArrayMethods};
@@ -23,7 +24,7 @@ pub struct Scenario {
 }
 
 /// A Python value as a TOML value: bool, int, float, str, and lists and
-/// dicts of them.
+/// dicts of them; every float finite (else ValueError naming `key`).
 fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     if x.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(x.extract()?));
@@ -32,7 +33,7 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::Integer(x.extract()?));
     }
     if x.is_instance_of::<PyFloat>() {
-        return Ok(toml::Value::Float(x.extract()?));
+        return Ok(toml::Value::Float(scalar(x.extract()?, key)?));
     }
     if x.is_instance_of::<PyString>() {
         return Ok(toml::Value::String(x.extract()?));
@@ -53,7 +54,7 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     }
     // numpy scalars and other numbers
     if let Ok(f) = x.extract::<f64>() {
-        return Ok(toml::Value::Float(f));
+        return Ok(toml::Value::Float(scalar(f, key)?));
     }
     Err(PyValueError::new_err(format!(
         "{key}: cannot write a {} as a TOML value (use bool, int, float, str, list or dict)",

@@ -11,6 +11,7 @@ use passivity_lab::sweep::{
     run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec, SweepTable as LibTable,
     DEFAULT_METRICS, TIMING_COLUMNS,
 };
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -125,6 +126,9 @@ impl SweepPlan {
         threads: Option<usize>,
         allow_long: bool,
     ) -> PyResult<SweepTable> {
+        if threads == Some(0) {
+            return Err(PyValueError::new_err("threads must be at least 1"));
+        }
         let threads = threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });

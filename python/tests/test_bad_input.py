@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import passivity_lab as pl
+from passivity_lab import sweep
 from conftest import PANDA, ROBOTS
 from test_scenario import cli_binary
 
@@ -136,3 +137,175 @@ def test_bad_scenario_key_and_value():
 def test_missing_scenario_file(tmp_path):
     with pytest.raises(pl.Error, match="nothing.toml"):
         pl.Scenario.load(str(tmp_path / "nothing.toml"))
+
+
+# Every function f(model, data, ...) of the binding, with the arrays it takes
+# (name -> length on the Panda, nq = nv = 9) and its other arguments.
+HAND = "panda_hand"
+FUNCTIONS = {
+    "rnea": (["q", "v", "a"], {}),
+    "gravity": (["q"], {}),
+    "crba": (["q"], {}),
+    "aba": (["q", "v", "tau"], {}),
+    "coriolis_matrix": (["q", "v"], {}),
+    "coriolis_all": (["q", "v"], {}),
+    "christoffel_symbols": (["q"], {}),
+    "slotine_li_torque": (["q", "v", "v_r", "a_r"], {}),
+    "regressor": (["q", "v", "a"], {}),
+    "kinetic_energy": (["q", "v"], {}),
+    "potential_energy": (["q"], {}),
+    "diagnostics": (["q", "v"], {}),
+    "frame_placement": (["q"], {"frame": HAND}),
+    "frame_jacobian": (["q"], {"frame": HAND}),
+    "frame_jacobian_time_derivative": (["q", "v"], {"frame": HAND}),
+    "lambda_inv": (["q"], {"frames": [HAND]}),
+    "forward_kinematics": (["q"], {}),
+}
+WITH_BETA = [
+    "coriolis_matrix",
+    "coriolis_all",
+    "christoffel_symbols",
+    "slotine_li_torque",
+    "diagnostics",
+]
+
+
+def call(panda, name, arrays=None, **kwargs):
+    model, data = panda
+    names, others = FUNCTIONS[name]
+    given = {n: np.full(9, 0.3) for n in names}
+    given.update(arrays or {})
+    return getattr(pl, name)(model, data, **given, **others, **kwargs)
+
+
+def test_every_dynamics_and_frames_function_is_checked():
+    """A new f(model, data, ...) must join FUNCTIONS (and its tests)."""
+    exposed = {
+        n
+        for n in dir(pl._core)
+        if (getattr(getattr(pl._core, n), "__text_signature__", None) or "").startswith(
+            "(model, data,"
+        )
+    }
+    assert exposed == set(FUNCTIONS)
+
+
+def test_huge_beta_on_the_panda_raises_naming_the_result(panda):
+    model, data = panda
+    q, v = np.full(9, 0.3), np.ones(9)
+    with pytest.raises(
+        ValueError,
+        match=r"^coriolis_matrix: 72 entries are not finite \(inf or NaN\); "
+        r"the inputs q, v, beta=1e308 overflow",
+    ):
+        pl.coriolis_matrix(model, data, q, v, "torsion", beta=1e308)
+    # the same Data still serves finite calls
+    assert np.all(np.isfinite(pl.coriolis_matrix(model, data, q, v, "torsion", beta=1.0)))
+
+
+def test_nan_in_q_raises_naming_q(panda):
+    model, data = panda
+    q = np.full(9, 0.3)
+    q[4] = np.nan
+    with pytest.raises(ValueError, match=r"^q: entry 4 is not finite \(NaN\)"):
+        pl.coriolis_matrix(model, data, q, np.zeros(9))
+
+
+def test_inf_in_v_raises_naming_v(panda):
+    model, data = panda
+    v = np.zeros(9)
+    v[1] = np.inf
+    with pytest.raises(ValueError, match=r"^v: entry 1 is not finite \(inf\)"):
+        pl.coriolis_matrix(model, data, np.zeros(9), v, "torsion", beta=1.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize(
+    "name,arg", [(f, a) for f, (arrays, _) in FUNCTIONS.items() for a in arrays]
+)
+def test_each_function_refuses_a_non_finite_array(panda, name, arg, bad):
+    x = np.full(9, 0.3)
+    x[2] = bad
+    with pytest.raises(ValueError, match=f"^{arg}: entry 2 is not finite"):
+        call(panda, name, {arg: x})
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("name", WITH_BETA)
+def test_each_function_refuses_a_non_finite_beta(panda, name, bad):
+    with pytest.raises(ValueError, match="^beta must be finite"):
+        call(panda, name, factorization="torsion", beta=bad)
+
+
+@pytest.mark.parametrize(
+    "name,arrays,kwargs,quantity",
+    [
+        ("rnea", {"v": np.full(9, 1e200)}, {}, "rnea: .* entries are"),
+        ("aba", {"v": np.full(9, 1e200)}, {}, "aba: .* entries are"),
+        ("gravity", {"q": np.full(9, 1e300)}, {}, "gravity: .* entries are"),
+        ("crba", {"q": np.full(9, 1e300)}, {}, "crba: .* entries are"),
+        ("christoffel_symbols", {"q": np.full(9, 1e300)}, {}, "christoffel_symbols: .* entries are"),
+        ("lambda_inv", {"q": np.full(9, 1e300)}, {}, "lambda_inv: .* entries are"),
+        ("regressor", {"v": np.full(9, 1e200)}, {}, "regressor: .* entries are"),
+        ("kinetic_energy", {"v": np.full(9, 1e200)}, {}, "kinetic_energy: the result is"),
+        (
+            "slotine_li_torque",
+            {"v": np.full(9, 1e200), "v_r": np.full(9, 1e200)},
+            {},
+            "slotine_li_torque: .* entries are",
+        ),
+        (
+            "coriolis_all",
+            {"v": np.ones(9)},
+            {"factorization": "torsion", "beta": 1e308},
+            "coriolis_all: .* entries of C are",
+        ),
+        (
+            "diagnostics",
+            {"v": np.ones(9)},
+            {"factorization": "torsion", "beta": 1e308},
+            "diagnostics: .* is",
+        ),
+        (
+            "frame_jacobian_time_derivative",
+            {"q": np.full(9, 1.7e308), "v": np.ones(9)},
+            {"frame": "panda_leftfinger"},
+            r"frame_jacobian_time_derivative: .* entries of dJ/dt are",
+        ),
+    ],
+)
+def test_each_function_refuses_a_non_finite_result(panda, name, arrays, kwargs, quantity):
+    model, data = panda
+    names, others = FUNCTIONS[name]
+    given = {n: np.full(9, 0.3) for n in names}
+    given.update(arrays)
+    args = {**others, **kwargs}
+    with pytest.raises(ValueError, match=f"^{quantity} not finite .*overflow"):
+        with np.errstate(all="ignore"):
+            getattr(pl, name)(model, data, **given, **args)
+
+
+def test_huge_gravity_overflows_the_potential_energy():
+    model = pl.Model.from_urdf(str(PANDA))
+    model.gravity = np.array([0.0, 0.0, -1.7e308])
+    with pytest.raises(ValueError, match=r"^potential_energy: the result is not finite .* q overflow"):
+        pl.potential_energy(model, model.create_data(), np.full(9, 0.3))
+    with pytest.raises(ValueError, match="^gravity: entry 1 is not finite"):
+        model.gravity = np.array([0.0, np.inf, -9.81])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_scenario_and_sweep_refuse_non_finite_numbers(bad):
+    s = pl.Scenario.default()
+    with pytest.raises(ValueError, match="^variants\\[0\\].factorization.beta must be finite"):
+        s.set("variants[0].factorization.beta", bad)
+    with pytest.raises(ValueError, match="^simulation.step must be finite"):
+        s.set("simulation.step", np.float64(bad))
+    with pytest.raises(ValueError, match="^robot.gravity must be finite"):
+        s.set("robot.gravity", [0.0, 0.0, bad])
+    with pytest.raises(ValueError, match="must be finite"):
+        sweep.plan(s, {"variants[1].factorization.beta": [1.0, bad]})
+    with pytest.raises(ValueError, match="^threads must be at least 1"):
+        sweep.plan(s, {"variants[1].factorization.beta": [1.0]}).run(threads=0)
+    with pytest.raises(ValueError, match="mass"):
+        pl.Model.point_mass(bad)
