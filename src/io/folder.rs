@@ -213,7 +213,8 @@ impl Drop for RunFolder {
 /// The check every command that writes an output folder makes of it
 /// (`run`, `sweep`, `sweep merge`, `figure`, `bench --scaling`): refuses
 /// the file-system root, anything but a folder, and a folder holding the
-/// current directory. Returns the folder made absolute ([`absolute`]).
+/// current directory. Returns the folder made absolute (its existing part
+/// canonical, symbolic links resolved).
 pub fn check_output_folder(target: &Path) -> Result<PathBuf, FolderError> {
     let refuse = |message: &str| FolderError::Refused {
         path: target.to_path_buf(),
