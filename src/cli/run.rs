@@ -5,8 +5,8 @@ use super::interrupt::{self, Interrupted};
 use super::{load_scenario, output_folder};
 use anyhow::Context;
 use passivity_lab::scenario::{
-    format_duration, run_complete, run_variant_until, write_results, RunEstimate, Variant,
-    VariantResult,
+    format_duration, lost_task, run_complete, run_variant_until, write_results, RunEstimate,
+    Variant, VariantResult,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -105,6 +105,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .as_ref()
                 .map_or(String::new(), |d| format!("  STOPPED: {d}"))
         );
+        if let Some(lost) = lost_task(r) {
+            eprintln!("  warning: {}: {lost}", r.name);
+        }
     }
     eprintln!("wrote {} files to {}", written.len(), out.display());
     if !complete {

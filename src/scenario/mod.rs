@@ -16,7 +16,10 @@ pub use lesson::{lesson_chain, Lesson, MAX_LESSONS};
 pub use parse::names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NAMES};
 pub use parse::schema::*;
 pub use run::budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
-pub use run::output::{run_complete, series, summary, write_results, Series};
+pub use run::output::{
+    lost_task, run_complete, series, summary, write_results, LostTask, Series, LOST_TASK_ERROR_M,
+    LOST_TASK_TIME_S,
+};
 pub use run::runner::{run_variant, run_variant_until, VariantResult};
 pub use run::spectra::{spectrum_summary, variant_spectra, VariantSpectra};
 pub use stable_hash::stable_hash;

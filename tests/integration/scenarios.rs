@@ -260,6 +260,10 @@ fn shipped_scenarios_run_cleanly() {
                 path.display(),
                 r.name
             );
+            // No shipped task is lost (the detector stays quiet on them).
+            if let Some(lost) = passivity_lab::scenario::lost_task(&r) {
+                panic!("{}: {}: {lost}", path.display(), r.name);
+            }
             // A legged robot standing on joint PD+ sags under its weight
             // (tests/integration/contact.rs checks that it settles instead).
             if scenario.file.robot.root == passivity_lab::scenario::RootSpec::Free {

@@ -319,3 +319,40 @@ fn the_books_waypoint_fields_are_the_parsers() {
         }
     }
 }
+
+/// Operational-space PD+ holding the Panda's hand pose with a 10 % light
+/// model (kp 100, kd 20) drifts about 0.6 m in 0.3 s without diverging
+/// (issue 38, finding 6): the summary and `run` report the lost task. (The
+/// exact model drifts the same way, so model error is not the cause; the
+/// shipped task scenarios, checked in scenarios.rs, lose nothing.)
+#[test]
+fn a_lost_task_is_reported() {
+    let text = format!(
+        r#"name = "lost"
+[robot]
+urdf = "{}"
+[estimate]
+scale = 0.9
+[controller]
+kind = "operational_pd_plus"
+kp = 100.0
+kd = 20.0
+[task]
+frame = "panda_hand"
+reference = {{ kind = "circle", radius = 0.001, normal = [0.0, 0.0, 1.0], period = 1.0 }}
+[initial]
+q = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02]
+[simulation]
+duration = 0.3
+"#,
+        common::repo_path(common::PANDA).display()
+    );
+    let results = common::run_text(&text);
+    let r = &results[0];
+    assert!(r.divergence.is_none(), "{:?}", r.divergence);
+    let lost = passivity_lab::scenario::lost_task(r).expect("the task is lost");
+    assert!(
+        lost.since_s < 0.2 && lost.max_position_error_m > 0.3,
+        "{lost:?}"
+    );
+}

@@ -166,6 +166,59 @@ fn max_abs_q(samples: &[crate::sim::Sample]) -> Vec<f64> {
     out
 }
 
+/// A task counts as lost when its position error stays above this many
+/// metres ([`LOST_TASK_TIME_S`] at least): ten times the errors the
+/// shipped task scenarios end with, and half the default
+/// `position_error_limit` at which the reference stops asking for more.
+pub const LOST_TASK_ERROR_M: f64 = 0.1;
+
+/// How long the error must stay above [`LOST_TASK_ERROR_M`], in seconds.
+pub const LOST_TASK_TIME_S: f64 = 0.1;
+
+/// Where a run lost its task.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LostTask {
+    /// When the position error last rose above [`LOST_TASK_ERROR_M`] before
+    /// staying there for [`LOST_TASK_TIME_S`], s.
+    pub since_s: f64,
+    /// The largest position error of the run, m.
+    pub max_position_error_m: f64,
+}
+
+impl std::fmt::Display for LostTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "lost its task: the position error stayed above {LOST_TASK_ERROR_M} m for {LOST_TASK_TIME_S} s from t = {:.3} s (largest {:.3} m); the run did not diverge, but the controller no longer tracks the task",
+            self.since_s, self.max_position_error_m
+        )
+    }
+}
+
+/// Whether the run lost its task (see [`LOST_TASK_ERROR_M`]).
+pub fn lost_task(result: &VariantResult) -> Option<LostTask> {
+    let mut since: Option<f64> = None;
+    let mut lost = None;
+    let mut max_error = 0.0f64;
+    for s in &result.samples {
+        let Some(task) = &s.task else { continue };
+        let e = task.error[3..].iter().map(|a| a * a).sum::<f64>().sqrt();
+        max_error = max_error.max(e);
+        if e > LOST_TASK_ERROR_M {
+            let start = *since.get_or_insert(s.t);
+            if lost.is_none() && s.t - start >= LOST_TASK_TIME_S {
+                lost = Some(start);
+            }
+        } else {
+            since = None;
+        }
+    }
+    lost.map(|since_s| LostTask {
+        since_s,
+        max_position_error_m: max_error,
+    })
+}
+
 /// Task-space metrics (null without a task): final and RMS position and
 /// orientation errors, the smallest manipulability, singular value and
 /// singular-value ratio of the task Jacobian, and a warning when the run
@@ -207,6 +260,11 @@ fn task_summary(result: &VariantResult) -> serde_json::Value {
         "min_singular_value": min(&|t| t.min_singular_value),
         "min_singular_ratio": ratio,
         "singularity_warning": warning,
+        "lost_task": lost_task(result).map(|l| json!({
+            "since_s": l.since_s,
+            "max_position_error_m": l.max_position_error_m,
+            "message": l.to_string(),
+        })),
     })
 }
 
