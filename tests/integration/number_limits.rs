@@ -109,6 +109,46 @@ fn huge_numbers_are_refused_at_load_naming_the_key() {
     .unwrap();
 }
 
+/// Gains, torsion weights and built-in systems' numbers are ranged too:
+/// a gain or a link mass of 1e300 used to run and diverge at its first
+/// step, a 1e300 m link was refused as a "mass" problem.
+#[test]
+fn huge_gains_and_builtin_numbers_are_refused_at_load_naming_the_key() {
+    let arm = |robot: &str, controller: &str, variant: &str| {
+        format!(
+            "name = \"t\"\n[robot]\nbuiltin = \"planar_two_link_arm\"\n{robot}\n[controller]\n{controller}\n[reference]\nkind = \"hold\"\nq = [0.1, 0.0]\n[simulation]\nduration = 0.01\n{variant}"
+        )
+    };
+    let pd = "kind = \"pd_plus\"\nkp = 10.0\nkd = 1.0";
+    let cases = [
+        (arm("", "kind = \"pd_plus\"\nkp = 1e300\nkd = 1.0", ""), vec!["controller.kp", "at most 1e8"]),
+        (
+            arm("", "kind = \"slotine_li\"\nlambda = 1.0\nkd = 1.0\nadaptation = true\ngamma = 1e300", ""),
+            vec!["controller.gamma", "at most 1e8"],
+        ),
+        (
+            arm("", pd, "[[variants]]\nname = \"b\"\nfactorization = { kind = \"torsion\", beta = 1e300 }\n"),
+            vec!["beta", "1e8"],
+        ),
+        (arm("masses = [1e300, 1.0]", pd, ""), vec!["robot.masses", "1e8 kg"]),
+        (arm("lengths = [1e300, 1.0]", pd, ""), vec!["robot.lengths", "1e4 m"]),
+        (arm("lengths = [0.0, 1.0]", pd, ""), vec!["robot.lengths", "positive"]),
+        (arm("gravity = [0.0, 0.0, -1e300]", pd, ""), vec!["robot.gravity", "1e4"]),
+    ];
+    for (text, expected) in cases {
+        let m = scenario_error(&text, repo_path("tests/limits.toml")).to_string();
+        for e in expected {
+            assert!(m.contains(e), "{text}\n-> {m}\nexpected {e:?}");
+        }
+    }
+    // Sane numbers load: the refusals are the numbers'.
+    passivity_lab::scenario::Scenario::parse(
+        &arm("masses = [2.0, 1.0]\nlengths = [0.5, 0.5]", pd, ""),
+        repo_path("tests/limits.toml"),
+    )
+    .unwrap();
+}
+
 /// A sampled sweep of a million points was built in full before any
 /// check and aborted out of memory (issue 38, finding 1); it is now
 /// refused before a single point is built, with its size.

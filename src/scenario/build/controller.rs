@@ -10,6 +10,7 @@ use crate::model::Model;
 use crate::scenario::{
     BoundsSpec, ControllerSpec, FactorizationSpec, Gain, Scenario, ScenarioError,
 };
+use crate::sim::BLOW_UP;
 
 impl Scenario {
     /// The joint-space factorization, and the torsion terms a `task_torsion`
@@ -31,8 +32,14 @@ impl Scenario {
                 beta_gradient,
                 triples,
             } => {
-                if !beta.is_finite() || beta_gradient.iter().any(|g| !g.is_finite()) {
-                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                if std::iter::once(beta)
+                    .chain(beta_gradient)
+                    .any(|b| b.is_nan() || b.abs() > BLOW_UP)
+                {
+                    return Err(self.invalid(
+                        &format!("{key}.beta"),
+                        format!("beta and its gradient must be finite and at most {BLOW_UP:e} in magnitude"),
+                    ));
                 }
                 if !beta_gradient.is_empty() && beta_gradient.len() != model.nq {
                     return Err(self.invalid(
@@ -66,8 +73,11 @@ impl Scenario {
                 }
             }
             FactorizationSpec::TaskTorsion { beta, triples } => {
-                if !beta.is_finite() {
-                    return Err(self.invalid(&format!("{key}.beta"), "must be finite"));
+                if beta.is_nan() || beta.abs() > BLOW_UP {
+                    return Err(self.invalid(
+                        &format!("{key}.beta"),
+                        format!("must be finite and at most {BLOW_UP:e} in magnitude"),
+                    ));
                 }
                 let m = task_dim.ok_or_else(|| {
                     self.invalid(key, "task_torsion acts in task space: it needs a [task]")
@@ -125,8 +135,11 @@ impl Scenario {
             })
         };
         let gamma = expand(gamma, "gamma")?;
-        if gamma.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
-            return Err(self.invalid(&format!("{key}.gamma"), "adaptation gains must be positive"));
+        if gamma.iter().any(|g| !(*g > 0.0 && *g <= BLOW_UP)) {
+            return Err(self.invalid(
+                &format!("{key}.gamma"),
+                format!("adaptation gains must be positive and at most {BLOW_UP:e}"),
+            ));
         }
         let bounds = match bounds {
             Some(b) => {
@@ -165,10 +178,10 @@ impl Scenario {
                     format!("give one number or a list of {len}"),
                 )
             })?;
-            if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            if v.iter().any(|x| !(0.0..=BLOW_UP).contains(x)) {
                 return Err(self.invalid(
                     &format!("{key}.{name}"),
-                    "gains must be finite and not negative",
+                    format!("gains must be finite, not negative and at most {BLOW_UP:e}"),
                 ));
             }
             Ok(v)

@@ -4,7 +4,14 @@
 use crate::algorithms::check_dynamics_size;
 use crate::model::{planar_two_link_arm, point_mass, Model, RootJoint, UrdfOptions};
 use crate::scenario::{BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError};
+use crate::sim::BLOW_UP;
 use crate::spatial::{Mat3, RigidInertia, Vec3};
+
+/// Largest gravity component accepted (m/s^2): a thousand times Earth's.
+const MAX_GRAVITY: f64 = 1e4;
+/// Largest length accepted for built-in links and payload offsets (m),
+/// as for obstacle positions.
+const MAX_LENGTH: f64 = 1e4;
 
 impl Scenario {
     /// The robot as loaded (no payload, no estimate changes).
@@ -45,6 +52,7 @@ impl Scenario {
                 if root == RootJoint::Free {
                     return Err(self.invalid("robot.root", "built-in systems have a fixed root"));
                 }
+                self.check_builtin_numbers()?;
                 match name {
                     BuiltinSystem::PointMass => point_mass(r.mass.unwrap_or(1.0)),
                     BuiltinSystem::PlanarTwoLinkArm => {
@@ -63,8 +71,14 @@ impl Scenario {
                 ))
             }
         };
-        if r.gravity.iter().any(|g| !g.is_finite()) {
-            return Err(self.invalid("robot.gravity", "must be three finite numbers"));
+        if r.gravity
+            .iter()
+            .any(|g| !(g.is_finite() && g.abs() <= MAX_GRAVITY))
+        {
+            return Err(self.invalid(
+                "robot.gravity",
+                format!("must be three finite numbers of magnitude at most {MAX_GRAVITY:e} m/s^2"),
+            ));
         }
         model.gravity = Vec3::from(r.gravity);
         check_dynamics_size(&model).map_err(|e| self.invalid("robot.urdf", e.to_string()))?;
@@ -78,19 +92,52 @@ impl Scenario {
         Ok(model)
     }
 
+    /// Refuses built-in systems' masses outside [0, 1e8] kg and lengths
+    /// outside (0, 1e4] m, naming the key: larger ones overflowed the
+    /// inertia (1e300 m links) or blew up the first step.
+    fn check_builtin_numbers(&self) -> Result<(), ScenarioError> {
+        let r = &self.file.robot;
+        let masses = r.mass.iter().chain(r.masses.iter().flatten());
+        if masses
+            .into_iter()
+            .any(|m| !(m.is_finite() && (0.0..=BLOW_UP).contains(m)))
+        {
+            let key = if r.mass.is_some() {
+                "robot.mass"
+            } else {
+                "robot.masses"
+            };
+            return Err(self.invalid(
+                key,
+                format!("masses must be finite, not negative and at most {BLOW_UP:e} kg"),
+            ));
+        }
+        if let Some(lengths) = r.lengths {
+            if lengths
+                .iter()
+                .any(|l| !(l.is_finite() && *l > 0.0 && *l <= MAX_LENGTH))
+            {
+                return Err(self.invalid(
+                    "robot.lengths",
+                    format!("lengths must be positive and at most {MAX_LENGTH:e} m"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn add_payload(
         &self,
         model: &mut Model,
         payload: &PayloadSpec,
         key: &str,
     ) -> Result<(), ScenarioError> {
-        if !(payload.mass.is_finite()
-            && payload.mass >= 0.0
-            && payload.com.iter().all(|x| x.is_finite()))
+        if !((0.0..=BLOW_UP).contains(&payload.mass)
+            && payload.com.iter().all(|x| x.abs() <= MAX_LENGTH))
         {
             return Err(self.invalid(
                 key,
-                "mass must be finite and not negative, com three finite numbers",
+                format!("mass must be in [0, {BLOW_UP:e}] kg, com three numbers within {MAX_LENGTH:e} m of the link"),
             ));
         }
         let frame = model
