@@ -3,7 +3,7 @@
 //! columns of every joint it drives, scaled (J = J_tree A).
 
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes, propagate_velocity};
+use super::kinematics::velocity_and_bias_pass;
 use super::Workspace;
 use crate::model::Model;
 use crate::spatial::Transform;
@@ -97,17 +97,20 @@ pub fn frame_jacobian_time_derivative(
         q.len() == model.nq && v.len() == model.nv,
         "frame_jacobian_time_derivative: wrong input sizes"
     );
-    let mut tree = std::mem::take(&mut ws.tree);
-    let (q, [v]) = tree.expand(model, q, [v]);
-    for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
-        let (vi, _) = propagate_velocity(model, ws, i, v);
-        let b = &model.bodies[i];
-        for k in b.v_index..b.v_index + b.joint.nv() {
-            ws.axes_dot[k] = vi.cross(&ws.axes[k]);
-        }
-    }
-    ws.tree = tree;
+    velocity_and_bias_pass(model, ws, q, v);
+    frame_jacobian_and_derivative(model, ws, frame, axes);
+}
+
+/// [`frame_jacobian_time_derivative`] after its kinematic pass
+/// ([`velocity_and_bias_pass`]): the frame's Jacobian and its derivative
+/// from `ws.placements`, `ws.velocities`, `ws.axes` and `ws.axes_dot`, left
+/// in `ws.jacobian` and `ws.jacobian_dot`.
+pub(crate) fn frame_jacobian_and_derivative(
+    model: &Model,
+    ws: &mut Workspace,
+    frame: usize,
+    axes: JacobianFrame,
+) {
     ws.jacobian.fill(0.0);
     ws.jacobian_dot.fill(0.0);
     let Some(body) = model.frames[frame].body else {

@@ -120,6 +120,27 @@ pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     ws.tree = tree;
 }
 
+/// Placements, axes, velocities, Phi_dot_k = v_i x Phi_k and the bias
+/// accelerations at speeds `v` (the system's): `ws.accelerations[i]` =
+/// a_p(i) + v_i x (Phi_i qdot_i), the world-frame spatial acceleration of
+/// body i at zero joint acceleration and without gravity (the velocity
+/// product terms of Featherstone 2008, Table 5.1, with qddot = 0).
+pub(crate) fn velocity_and_bias_pass(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) {
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, [v]) = tree.expand(model, q, [v]);
+    for i in 0..model.nbodies() {
+        body_placement_and_axes(model, ws, q, i);
+        let (vi, vj) = propagate_velocity(model, ws, i, v);
+        let b = &model.bodies[i];
+        for k in b.v_index..b.v_index + b.joint.nv() {
+            ws.axes_dot[k] = vi.cross(&ws.axes[k]);
+        }
+        ws.accelerations[i] =
+            parent_motion(model, &ws.accelerations, i, Motion::zero()) + vi.cross(&vj);
+    }
+    ws.tree = tree;
+}
+
 /// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (Echeandia & Wensing (2021)
 /// eq. 5), stored in `ws.velocities[i]`. Returns `(v_i, Phi_i qdot_i)`.
 #[inline]

@@ -16,9 +16,12 @@
 mod aba;
 mod armature;
 mod body_factorization;
+mod center_of_mass;
+mod centroidal_momentum;
 mod christoffel;
 mod cluster_aba;
 mod cluster_operational_space;
+mod contact_jacobian;
 mod coriolis_matrix;
 mod coupled;
 mod crba;
@@ -35,8 +38,19 @@ mod slotine_li_torque;
 
 pub use aba::{aba, aba_dense};
 pub use body_factorization::BodyFactorization;
+pub use center_of_mass::{
+    center_of_mass, center_of_mass_jacobian, center_of_mass_velocity, total_mass,
+};
+pub use centroidal_momentum::{
+    centroidal_momentum, centroidal_momentum_matrix, centroidal_momentum_matrix_time_derivative,
+    CentroidalWorkspace,
+};
 pub use christoffel::christoffel_symbols;
 pub use cluster_aba::cluster_aba;
+pub use contact_jacobian::{
+    contact_bias, contact_jacobian, contact_jacobian_time_derivative, ContactPoint,
+    ContactWorkspace,
+};
 pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
