@@ -124,6 +124,11 @@ fn check_robot(file: &str) -> Errors {
     let reference = Json::parse(&text);
     let model = Model::from_urdf_file(repo_path(reference["urdf"].str()), RootJoint::Free)
         .unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(
+        model.warnings.is_empty(),
+        "{file}: the loader changed the robot: {:?}",
+        model.warnings
+    );
     assert_eq!(model.nv, reference["nv"].number() as usize);
     assert!((total_mass(&model) - reference["mass"].number()).abs() < 1e-12);
     let names: Vec<String> = reference["joint_names"]

@@ -1,8 +1,9 @@
 //! Centre of mass: position, velocity and the CoM Jacobian (3 x nv), from
 //! the bodies' world first moments h_i = m_i c_i and the subtree
-//! (composite) inertias (Featherstone 2008, sec. 2.13 and 6.2; Orin,
-//! Goswami & Lee 2013, sec. 3: the CoM Jacobian is the linear part of the
-//! centroidal momentum matrix divided by the total mass).
+//! (composite) inertias (Featherstone 2008: ch. 2 for spatial inertia and
+//! momentum, ch. 6 for composite inertias; Orin, Goswami & Lee 2013: the
+//! CoM Jacobian is the linear part of the centroidal momentum matrix divided
+//! by the total mass).
 
 use super::coupled::{with_speed_map, SpeedMap};
 use super::kinematics::{
@@ -72,7 +73,7 @@ pub fn center_of_mass_velocity(
 }
 
 /// World composite (subtree) inertias at `q` in `ws.composite_inertias`,
-/// with placements and axes (Featherstone 2008, sec. 6.2, in world
+/// with placements and axes (Featherstone 2008, ch. 6, in world
 /// coordinates: plain sums); returns the whole tree's first moment and
 /// mass.
 pub(crate) fn composite_world_inertias(

@@ -2,8 +2,8 @@
 //! centre of mass in world axes, h_G = A_G(q) v, the centroidal momentum
 //! matrix A_G (6 x nv), its time derivative and the bias dA_G/dt v (Orin,
 //! Goswami & Lee 2013, "Centroidal dynamics of a humanoid robot",
-//! Auton. Robots 35, sec. 3-4; Featherstone 2008, sec. 2.13 for momentum
-//! and 6.2 for composite inertias).
+//! Auton. Robots 35; Featherstone 2008, ch. 2 for spatial momentum and
+//! ch. 6 for composite inertias).
 //!
 //! Everything is in Featherstone order `[angular; linear]`: row 0-2 the
 //! angular momentum about the CoM, rows 3-5 the linear momentum (Pinocchio's
@@ -122,8 +122,9 @@ pub fn centroidal_momentum(
 
 /// The centroidal momentum matrix A_G (6 x nv, rows `[angular; linear]`,
 /// about the CoM, world axes) at `q`: column k = the CoM-shifted
-/// I^C_b phi_k (Orin, Goswami & Lee 2013, eq. 22 computed in world
-/// coordinates; Pinocchio's `computeCentroidalMap` with rows swapped). O(N d).
+/// I^C_b phi_k (Orin, Goswami & Lee 2013's matrix, computed in world
+/// coordinates from the subtree inertias; Pinocchio's `computeCentroidalMap`
+/// with rows swapped). O(N d).
 /// Left in `cw.map`, the CoM in `cw.com`. Not finite when the total mass
 /// is zero.
 ///

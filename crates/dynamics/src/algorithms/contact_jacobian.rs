@@ -1,9 +1,9 @@
 //! Stance (contact) Jacobians: points fixed in frames, their world-axes
 //! linear velocity J_c v, the bias J_c_dot v (the points' classical
 //! acceleration at zero joint acceleration) and the full derivative
-//! J_c_dot (Featherstone 2008, sec. 2.11 for the classical acceleration of
-//! a body point, sec. 4.5 and 5.3 for the Jacobian and the velocity-product
-//! accelerations).
+//! J_c_dot (Featherstone 2008: ch. 2 for the classical acceleration of a
+//! body point against the spatial acceleration, sec. 4.5 for the Jacobian,
+//! Table 5.1 for the velocity-product accelerations).
 //!
 //! A point p of a body moving with the world-frame twist (w, v_O) at the
 //! world origin has the velocity v_O + w x p; a frame Jacobian's
@@ -120,8 +120,8 @@ pub fn contact_jacobian<'c>(
 /// The bias J_c_dot v (3k, world axes): each point's classical acceleration
 /// a_O + a_w x p + w x (v_O + w x p) at zero joint acceleration and without
 /// gravity, from the recursive velocity-product accelerations (a_w, a_O) of
-/// its body (Featherstone 2008, Table 5.1 with qddot = 0; sec. 2.11 for
-/// the classical acceleration). O(N + k). Left in `contacts.bias`, the
+/// its body (Featherstone 2008, Table 5.1 with qddot = 0; ch. 2 for the
+/// classical acceleration). O(N + k). Left in `contacts.bias`, the
 /// points' positions in `contacts.positions`; overwrites the kinematic
 /// buffers of `ws` (placements, axes, velocities, accelerations).
 ///

@@ -79,6 +79,8 @@ pub fn frame_jacobian<'w>(
 /// [w_k; v_k + w_k x p] has derivative [w_k'; v_k' + w_k' x p + w_k x p_dot];
 /// a `Local` column is R^T times it, so its derivative is
 /// R^T (d/dt(column) - w x column), w the frame's angular velocity.
+/// Overwrites the kinematic buffers of `ws` (placements, axes, axes_dot,
+/// velocities and the bias accelerations).
 ///
 /// # Panics
 /// If `q.len() != model.nq`, `v.len() != model.nv` or `frame` is not
