@@ -8,7 +8,9 @@
 //! - [`algorithms`]: RNEA, CRBA, ABA, the Coriolis matrix with H and dH/dt
 //!   (Echeandia & Wensing 2021, Algorithm 1), the Christoffel symbols
 //!   (Algorithm 2), Jacobians, the operational-space inertia (EFPA), the
-//!   Slotine–Li regressor; one algorithm per file.
+//!   Slotine–Li regressor, the centre of mass, the centroidal momentum
+//!   matrix (Orin, Goswami & Lee 2013) and stance Jacobians of contact
+//!   points; one algorithm per file.
 //! - [`factorization`]: the Christoffel-consistent C\* and admissible
 //!   factorizations with torsion, their diagnostics, task-space dynamics.
 //! - [`analysis`]: parallel transport with a factorization's connection and

@@ -104,6 +104,25 @@ fn momentum_and_bias(model: &Model, ws: &mut Workspace, cw: &mut CentroidalWorks
 /// # Panics
 /// If `q.len() != model.nq` or `v.len() != model.nv`; also when `ws` or
 /// `cw` was made for another model.
+///
+/// # Examples
+///
+/// A point mass of 2 kg at q moving with v: its CoM is q, its centroidal
+/// momentum `[0; m v]`, and at constant speed nothing changes it.
+///
+/// ```
+/// use passivity_dynamics::algorithms::{centroidal_momentum, CentroidalWorkspace, Workspace};
+/// use passivity_dynamics::model::point_mass;
+/// use passivity_dynamics::spatial::Vec3;
+///
+/// let model = point_mass(2.0);
+/// let (mut ws, mut cw) = (Workspace::new(&model), CentroidalWorkspace::new(&model));
+/// let h = centroidal_momentum(&model, &mut ws, &mut cw, &[0.3, -0.1, 0.5], &[1.0, 2.0, 3.0]);
+/// assert!((cw.com - Vec3::new(0.3, -0.1, 0.5)).norm() < 1e-12);
+/// assert!(h.ang.norm() < 1e-12);
+/// assert!((h.lin - Vec3::new(2.0, 4.0, 6.0)).norm() < 1e-12);
+/// assert!(cw.bias.ang.norm() + cw.bias.lin.norm() < 1e-12);
+/// ```
 pub fn centroidal_momentum(
     model: &Model,
     ws: &mut Workspace,

@@ -96,6 +96,42 @@ fn point_offset(model: &Model, ws: &Workspace, point: &ContactPoint) -> (Transfo
 /// # Panics
 /// When `ws` or `contacts` was made for another model (out-of-range
 /// indices or mismatched dimensions).
+///
+/// # Examples
+///
+/// Solo-12's front-left foot, 17.5 mm below the foot frame: with the base
+/// unrotated, the base's linear speeds (body frame, columns 3-5 of a free
+/// root's `[angular; linear]`) move it one to one; at rest its bias is zero.
+///
+/// ```
+/// use nalgebra::Matrix3;
+/// use passivity_dynamics::algorithms::{
+///     contact_bias, contact_jacobian, forward_kinematics, ContactPoint, ContactWorkspace,
+///     Workspace,
+/// };
+/// use passivity_dynamics::model::{Model, RootJoint};
+/// use passivity_dynamics::spatial::Vec3;
+///
+/// let path = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf"
+/// );
+/// let model = Model::from_urdf_file(path, RootJoint::Free)?;
+/// let foot = ContactPoint {
+///     frame: model.frame_by_name("FL_FOOT").unwrap(),
+///     offset: Vec3::new(0.0, 0.0, -0.0175),
+/// };
+/// let mut ws = Workspace::new(&model);
+/// let mut contacts = ContactWorkspace::new(&model, &[foot]);
+/// let q = model.neutral_configuration();
+/// forward_kinematics(&model, &mut ws, &q);
+/// let j = contact_jacobian(&model, &mut ws, &mut contacts);
+/// assert_eq!(j.shape(), (3, 18));
+/// assert!((j.fixed_view::<3, 3>(0, 3) - Matrix3::identity()).amax() < 1e-12);
+/// let bias = contact_bias(&model, &mut ws, &mut contacts, &q, &[0.0; 18]);
+/// assert_eq!(bias.amax(), 0.0);
+/// # Ok::<(), passivity_dynamics::model::ModelError>(())
+/// ```
 pub fn contact_jacobian<'c>(
     model: &Model,
     ws: &mut Workspace,
