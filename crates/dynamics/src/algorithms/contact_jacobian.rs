@@ -202,8 +202,9 @@ fn point_biases(model: &Model, ws: &Workspace, contacts: &mut ContactWorkspace) 
 /// with the bias in `contacts.bias` and the positions in
 /// `contacts.positions`. Per point, from the frame's `WorldAligned` J and
 /// J_dot (the pass of [`super::frame_jacobian_time_derivative`], run once
-/// for all points): d/dt (J_lin + J_ang x r) = J_lin_dot + J_ang_dot x r
-/// + J_ang x (w x r), w the frame's angular velocity. O(N + k nv).
+/// for all points): the rows J_lin + J_ang x r have the derivative
+/// J_lin_dot + J_ang_dot x r + J_ang x (w x r), w the frame's angular
+/// velocity. O(N + k nv).
 ///
 /// # Panics
 /// If `q.len() != model.nq` or `v.len() != model.nv`; also when `ws` or
