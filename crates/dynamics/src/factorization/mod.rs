@@ -1,7 +1,8 @@
 //! Coriolis factorizations: the Christoffel-consistent C* and admissible
 //! alternatives with torsion (Wensing, Englsberger & Slotine (2023), secs. III-IV), with diagnostics that
 //! tell them apart, the change-of-coordinates law they obey (Wensing, Englsberger & Slotine (2023)
-//! Thm. V.1) and the task-space quantities built from them.
+//! Thm. V.1), the task-space quantities built from them, and the factorizations
+//! a stance's contacts induce (the stance manifold, sec. V-B).
 //!
 //! A factorization is admissible when it gives the right dynamics
 //! (C v = C* v) and dH/dt - 2C is skew-symmetric. For n >= 3 there are
@@ -10,10 +11,12 @@
 
 mod change_of_coordinates;
 mod diagnostics;
+mod stance_manifold;
 mod task_space;
 
-pub use change_of_coordinates::transform_coriolis;
+pub use change_of_coordinates::{transform_coriolis, transform_coriolis_into};
 pub use diagnostics::{diagnose, skew_residual, Diagnoser, Diagnostics};
+pub use stance_manifold::{StanceContact, StanceError, StanceManifold, STANCE_PIVOT_TOLERANCE};
 pub use task_space::{task_space_dynamics, TaskSpace};
 
 use crate::algorithms::{

@@ -156,8 +156,9 @@ pub struct RandomTreeOptions {
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014): a small, fast generator that is
-/// plenty for test trees and keeps the core free of a random-number crate.
-struct SplitMix64(u64);
+/// plenty for test trees and keeps the core free of a random-number crate
+/// (the crate's tests draw their random states from it too).
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
     fn next_u64(&mut self) -> u64 {
@@ -169,7 +170,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [lo, hi) (53 random bits).
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         lo + (hi - lo) * unit
     }

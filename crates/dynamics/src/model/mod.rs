@@ -24,6 +24,8 @@ mod urdf;
 mod warning;
 
 pub use armature::ArmatureError;
+#[cfg(test)]
+pub(crate) use builtin::SplitMix64;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub use clusters::ClusterTree;
 pub use error::ModelError;
