@@ -24,6 +24,7 @@ pub mod geometry;
 mod hull_cache;
 #[cfg(feature = "rapier")]
 mod rapier_plant;
+mod step_stability;
 
 pub use colliders::Contact;
 pub use contact_plant::{ContactPlant, ContactPlantError};
@@ -32,6 +33,7 @@ pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
 pub use hull_cache::HullCache;
+pub use step_stability::StepStability;
 #[cfg(feature = "rapier")]
 pub use rapier_plant::{RapierPlant, RapierPlantError};
 

@@ -226,6 +226,33 @@ impl ControlLaw {
     }
 }
 
+impl ControlLaw {
+    /// Multiplies every feedback gain (stiffness, damping, the sliding
+    /// variables' lambda and the posture gains; not the adaptation gains)
+    /// by `factor`: the closed loop's fastest modes scale with it, which is
+    /// how a step-stability check finds gains the integrator can take.
+    pub fn scale_gains(&mut self, factor: f64) {
+        let gains: Vec<&mut Vec<f64>> = match self {
+            ControlLaw::SlotineLi(l) => vec![&mut l.lambda, &mut l.kd],
+            ControlLaw::PdPlus(l) => vec![&mut l.kp, &mut l.kd],
+            ControlLaw::ComputedTorque(l) => vec![&mut l.kp, &mut l.kd],
+            ControlLaw::TaskSlotineLi(l) => vec![&mut l.lambda, &mut l.kd, &mut l.posture],
+            ControlLaw::OperationalSlotineLi(l) => vec![
+                &mut l.lambda,
+                &mut l.kd,
+                &mut l.posture_kp,
+                &mut l.posture_kd,
+            ],
+            ControlLaw::OperationalPdPlus(l) => {
+                vec![&mut l.kp, &mut l.kd, &mut l.posture_kp, &mut l.posture_kd]
+            }
+        };
+        for gain in gains.into_iter().flatten() {
+            *gain *= factor;
+        }
+    }
+}
+
 /// The task of a task-space law (the controller is built with one).
 fn task_of(task: Option<&mut TaskControl>) -> &mut TaskControl {
     task.expect("task-space laws are built with a task")
