@@ -11,7 +11,7 @@ use crate::scenario::{
     scenario_for_urdf, write_results, RunEstimate, Scenario, ScenarioError, ScenarioFile,
     VariantResult,
 };
-use crate::sim::{Divergence, Sample, Simulation};
+use crate::sim::{Divergence, Sample, Simulation, StepStability};
 use crate::spatial::Vec3 as DVec3;
 use bevy::prelude::*;
 use std::path::{Path, PathBuf};
@@ -115,11 +115,14 @@ pub struct LiveVariant {
     scratch: Workspace,
     /// Buffers of the per-sample diagnostics (of the controller's model).
     diagnoser: Diagnoser,
+    /// The closed loop at the initial state against the integrator's step.
+    pub step_stability: Option<StepStability>,
 }
 
 impl LiveVariant {
     fn new(name: String, sim: Simulation) -> Self {
         LiveVariant {
+            step_stability: sim.step_stability(),
             kinematics: Workspace::new(&sim.plant),
             transport: TransportedFrames::new(&sim.plant, &sim.q),
             scratch: Workspace::new(&sim.plant),
@@ -179,6 +182,8 @@ impl LiveVariant {
             true_parameters: self.sim.true_parameters().to_vec(),
             contact: self.sim.contact_stats(),
             singular_region: self.sim.controller.task().map(|t| t.damping.region),
+            step_stability: self.step_stability.clone(),
+            stance: None,
         }
     }
 }

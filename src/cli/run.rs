@@ -27,10 +27,38 @@ pub struct Args {
     /// earlier run's results (they are deleted).
     #[arg(long)]
     force: bool,
-    /// Load the robot strictly, as with `robot.strict = true`: refuse a body
-    /// whose inertia is not physical instead of correcting a negligible error.
+    /// Refuse instead of warning: load the robot as with `robot.strict =
+    /// true` (a body whose inertia is not physical is refused instead of
+    /// corrected), and refuse gains the integrator cannot take at its step.
     #[arg(long)]
     strict: bool,
+}
+
+/// Warns about each variant whose closed loop the integrator cannot take at
+/// its step (or, `strict`, refuses the run naming them all).
+fn check_step_stability(variants: &[Variant], strict: bool) -> anyhow::Result<()> {
+    let unstable: Vec<String> = variants
+        .iter()
+        .filter_map(|v| {
+            let s = v.simulation.step_stability()?;
+            (!s.is_stable()).then(|| {
+                format!(
+                    "variant {}: {}",
+                    v.name,
+                    s.describe(v.simulation.integrator)
+                )
+            })
+        })
+        .collect();
+    anyhow::ensure!(
+        !strict || unstable.is_empty(),
+        "{} (refused by --strict; without it the run would start and most likely diverge)",
+        unstable.join("; ")
+    );
+    for line in &unstable {
+        eprintln!("warning: {line}");
+    }
+    Ok(())
 }
 
 /// Runs `variants` one after the other, with a progress line and the
@@ -78,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variants = scenario.variants()?;
     let estimate = RunEstimate::of_run(&variants);
     scenario.check_run_size(&estimate, args.allow_long)?;
+    check_step_stability(&variants, args.strict)?;
     let folder = output_folder(&scenario, &out, args.force)?;
     interrupt::install()?;
     eprintln!(

@@ -27,6 +27,7 @@ mod rotors;
 mod run_outputs;
 mod scenarios;
 mod spectra;
+mod step_stability;
 mod sweep_scale;
 mod task_control;
 mod task_scenarios;

@@ -260,6 +260,14 @@ fn shipped_scenarios_run_cleanly() {
                 path.display(),
                 r.name
             );
+            // No shipped scenario has gains its integrator cannot take.
+            let stability = r.step_stability.as_ref().unwrap();
+            assert!(
+                stability.is_stable(),
+                "{}: {}: {stability:?}",
+                path.display(),
+                r.name
+            );
             // No shipped task is lost (the detector stays quiet on them).
             if let Some(lost) = passivity_lab::scenario::lost_task(&r) {
                 panic!("{}: {}: {lost}", path.display(), r.name);

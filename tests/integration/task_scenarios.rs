@@ -354,6 +354,9 @@ duration = 0.3
     let results = common::run_text(&text);
     let r = &results[0];
     assert!(r.divergence.is_none(), "{:?}", r.divergence);
+    // The step-stability check names the cause before the run.
+    let stability = r.step_stability.as_ref().unwrap();
+    assert!(!stability.is_stable(), "{stability:?}");
     let lost = passivity_lab::scenario::lost_task(r).expect("the task is lost");
     assert!(
         lost.since_s < 0.2 && lost.max_position_error_m > 0.3,

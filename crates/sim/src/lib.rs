@@ -33,9 +33,9 @@ pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
 pub use hull_cache::HullCache;
-pub use step_stability::StepStability;
 #[cfg(feature = "rapier")]
 pub use rapier_plant::{RapierPlant, RapierPlantError};
+pub use step_stability::StepStability;
 
 use passivity_control::{Controller, LastCompute, Lyapunov, PowerFlows, TaskSample};
 use passivity_dynamics::algorithms::{
@@ -664,7 +664,7 @@ impl Simulation {
                 .or_else(|| {
                     x.iter()
                         .position(|a| a.abs() > BLOW_UP)
-                        .map(|i| format!("|{name}[{i}]| = {:.3e} exceeds {BLOW_UP:e}", x[i]))
+                        .map(|i| format!("|{name}[{i}]| = {:.3e} exceeds {BLOW_UP:e}", x[i].abs()))
                 })
         };
         match bad("q", &self.q)

@@ -149,8 +149,28 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "task": task_summary(result),
         "passivity": passivity_summary(result),
         "spectrum": spectrum_summary(&variant_spectra(result)),
+        "step_stability": step_stability_summary(result),
+        "stance": result.stance,
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
+    })
+}
+
+/// The closed loop at the initial state against the integrator's step
+/// (see `StepStability`); a step no mode limits has null for its largest
+/// stable step and margin (JSON has no infinity).
+fn step_stability_summary(result: &VariantResult) -> serde_json::Value {
+    let Some(s) = &result.step_stability else {
+        return serde_json::Value::Null;
+    };
+    let finite = |x: f64| x.is_finite().then_some(x);
+    json!({
+        "step_s": s.step,
+        "largest_stable_step_s": finite(s.largest_stable_step),
+        "margin": finite(s.margin),
+        "limiting_rate_per_s": s.limiting_rate,
+        "joint": s.joint,
+        "gain_factor": s.gain_factor,
     })
 }
 

@@ -3,7 +3,7 @@
 //! is interrupted.
 
 use crate::scenario::Variant;
-use crate::sim::{ContactStats, Divergence, Sample};
+use crate::sim::{ContactStats, Divergence, Sample, StepStability};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -27,6 +27,11 @@ pub struct VariantResult {
     /// The summary warns when the task Jacobian's singular-value ratio fell
     /// below this (runs with a task).
     pub singular_region: Option<f64>,
+    /// The closed loop at the initial state against the integrator's step
+    /// (None when it could not be linearized).
+    pub step_stability: Option<StepStability>,
+    /// The stance metrics (runs with a `[stance]`).
+    pub stance: Option<crate::scenario::StanceMetrics>,
 }
 
 impl Variant {
@@ -58,6 +63,7 @@ pub fn run_variant_until(
 ) -> VariantResult {
     let (steps, every) = (variant.steps() as usize, variant.record_every() as usize);
     let mut sim = variant.simulation;
+    let step_stability = sim.step_stability();
     let report = (steps / 100).max(1);
     let start = Instant::now();
     let mut samples = vec![sim.sample()];
@@ -78,6 +84,7 @@ pub fn run_variant_until(
             progress(k as f64 / steps as f64);
         }
     }
+    let stance = variant.stance.as_ref().and_then(|p| p.metrics(&samples));
     VariantResult {
         name: variant.name,
         simulated_time: samples.last().map_or(0.0, |s| s.t),
@@ -88,5 +95,7 @@ pub fn run_variant_until(
         true_parameters: sim.true_parameters().to_vec(),
         contact: sim.contact_stats(),
         singular_region: variant.singular_region,
+        step_stability,
+        stance,
     }
 }

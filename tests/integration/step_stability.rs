@@ -1,0 +1,70 @@
+//! Gains the integrator cannot take are named before the run (issue 36):
+//! the closed loop linearized at the initial state, its fastest mode
+//! against the integrator's stability region at the step.
+
+use crate::common;
+
+use common::{repo_path, run_fails, Scratch};
+use passivity_lab::scenario::{run_variant, Scenario};
+
+const FIXTURE: &str = "tests/fixtures/fuzz/gains_beyond_the_step.toml";
+
+#[test]
+fn gains_beyond_the_step_are_named_and_the_suggestions_fit() {
+    let scenario = Scenario::load(repo_path(FIXTURE)).unwrap();
+    let variant = scenario.variants().unwrap().remove(0);
+    let s = variant.simulation.step_stability().unwrap();
+    // kd = 1e4 on 1 kg, 1 m links: a damping mode of 1.5e5 /s, where RK4
+    // at 1 ms (|h mu| <= 2.79) cannot go.
+    assert!(s.margin < 0.5, "{s:?}");
+    assert!(s.limiting_rate > 2.79e3, "{s:?}");
+    assert!(s.joint.starts_with("joint"), "{s:?}");
+    // The step it suggests is stable, a bit more is not, and the run at
+    // that step does not diverge.
+    let mut at_step = variant.clone();
+    at_step.simulation.dt = 0.9 * s.largest_stable_step;
+    assert!(at_step.simulation.step_stability().unwrap().is_stable());
+    at_step.simulation.dt = 1.2 * s.largest_stable_step;
+    assert!(!at_step.simulation.step_stability().unwrap().is_stable());
+    at_step.simulation.dt = 0.9 * s.largest_stable_step;
+    at_step.duration = 0.02;
+    assert!(run_variant(at_step, &mut |_| {}).divergence.is_none());
+    // So are the gains it suggests, at the scenario's step.
+    let factor = s.gain_factor.expect("a factor fits");
+    let mut softer = variant.clone();
+    softer.simulation.controller.law.scale_gains(factor);
+    assert!(softer.simulation.step_stability().unwrap().is_stable());
+    assert!(run_variant(softer, &mut |_| {}).divergence.is_none());
+    // And the scenario as written diverges: the check is not a false alarm.
+    assert!(run_variant(variant, &mut |_| {}).divergence.is_some());
+}
+
+#[test]
+fn run_warns_before_it_starts_and_strict_refuses() {
+    let dir = Scratch::new("step_stability", "cli");
+    let out = dir.join("out");
+    let err = run_fails(&["run", FIXTURE, "--out", out.to_str().unwrap()]);
+    let warning = err
+        .lines()
+        .position(|l| l.starts_with("warning: variant default: its fastest closed-loop mode"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let started = err.lines().position(|l| l.starts_with("running ")).unwrap();
+    assert!(warning < started, "the warning comes first:\n{err}");
+    assert!(err.contains("the largest stable step is"), "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = &summary["variants"]["default"]["step_stability"];
+    assert!(s["margin"].as_f64().unwrap() < 1.0, "{s}");
+    assert!(s["gain_factor"].as_f64().unwrap() < 1.0, "{s}");
+
+    let strict = dir.join("strict");
+    let err = run_fails(&[
+        "run",
+        FIXTURE,
+        "--strict",
+        "--out",
+        strict.to_str().unwrap(),
+    ]);
+    assert!(err.contains("refused by --strict"), "{err}");
+    assert!(!strict.exists(), "refused, nothing written");
+}
