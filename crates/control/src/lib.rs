@@ -19,6 +19,7 @@
 //! The laws are then the joint rows of the fixed-root laws; the Lyapunov
 //! values are those of the joint errors.
 
+pub mod balance;
 mod laws;
 pub mod operational_space;
 mod power_flows;
