@@ -17,13 +17,18 @@
 //! errors are zero by definition, so q_r, v_r and s follow the root's own
 //! motion with zero desired acceleration), and its six torques are zero.
 //! The laws are then the joint rows of the fixed-root laws; the Lyapunov
-//! values are those of the joint errors.
+//! values are those of the joint errors. The stance laws ([`stance`],
+//! [`ControlLaw::StanceSlotineLi`], [`ControlLaw::StancePdPlus`], built by
+//! [`Controller::with_stance`]) instead control the base through its
+//! contacts: Slotine–Li and PD+ on the stance manifold, realized by joint
+//! torques and distributed contact forces.
 
 pub mod balance;
 mod laws;
 pub mod operational_space;
 mod power_flows;
 mod reference;
+pub mod stance;
 pub mod stepped_target;
 pub mod task;
 mod task_control;
@@ -31,7 +36,7 @@ mod tracking;
 
 pub use laws::{
     Adaptation, ComputedTorque, ControlLaw, JointReferenceFromTask, OperationalPdPlus,
-    OperationalSlotineLi, PdPlus, SlotineLi, TaskSlotineLi,
+    OperationalSlotineLi, PdPlus, SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
 };
 pub use power_flows::{LastCompute, PowerFlows};
 pub use reference::{Desired, JointTerms, Reference, Sine};
@@ -77,6 +82,8 @@ pub struct Controller {
     pub reference: Reference,
     /// The end-effector task (task-space laws; recorded for any law).
     task: Option<Box<TaskControl>>,
+    /// The contacts, manifold and distribution of the stance laws.
+    stance: Option<Box<stance::StanceControl>>,
     /// The desired state and the errors of the last evaluation.
     tracking: Tracking,
     ws: Workspace,
@@ -103,6 +110,8 @@ pub enum ControlError {
     Factorization(#[from] passivity_dynamics::factorization::FactorizationError),
     #[error("the task {0}")]
     Task(String),
+    #[error("the stance: {0}")]
+    Stance(String),
 }
 
 impl Controller {
@@ -152,6 +161,7 @@ impl Controller {
             factorization,
             reference,
             task: task.map(|t| Box::new(TaskControl::new(t, model))),
+            stance: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), root),
             ws: Workspace::new(model),
             tau: vec![0.0; model.nv],
@@ -194,6 +204,9 @@ impl Controller {
     fn errors(&mut self, t: f64, q: &[f64], v: &[f64]) {
         self.tracking.errors(&self.reference, t, q, v);
         self.law.references(&mut self.tracking, v);
+        if let Some(sc) = self.stance.as_deref_mut() {
+            sc.errors(&self.law, t, q, v, &mut self.tracking);
+        }
     }
 
     /// Torques (`self.tau`) and, for adaptive Slotine-Li, the parameter rate
@@ -226,8 +239,12 @@ impl Controller {
             v,
             tracking: &mut self.tracking,
         };
-        self.law
-            .torque(&mut ev, self.task.as_deref_mut(), &mut self.tau);
+        self.law.torque(
+            &mut ev,
+            self.task.as_deref_mut(),
+            self.stance.as_deref_mut(),
+            &mut self.tau,
+        );
         if let (Some(a), true) = (self.law.adaptation(), adapt) {
             a.rate(&mut ev, &mut self.regressor_s, &mut self.parameter_rate);
         }
@@ -287,7 +304,11 @@ impl Controller {
             v,
             tracking: &mut self.tracking,
         };
-        let parts = self.law.storage(&mut ev, self.task.as_deref_mut());
+        let parts = self.law.storage(
+            &mut ev,
+            self.task.as_deref_mut(),
+            self.stance.as_deref_mut(),
+        );
         Lyapunov {
             value: parts.kinetic + parts.potential + parameter,
             kinetic: parts.kinetic,

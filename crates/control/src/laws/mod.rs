@@ -9,6 +9,8 @@ mod operational_pd_plus;
 mod operational_slotine_li;
 mod pd_plus;
 mod slotine_li;
+mod stance_pd_plus;
+mod stance_slotine_li;
 mod task_slotine_li;
 
 pub use adaptation::Adaptation;
@@ -17,8 +19,11 @@ pub use operational_pd_plus::OperationalPdPlus;
 pub use operational_slotine_li::OperationalSlotineLi;
 pub use pd_plus::PdPlus;
 pub use slotine_li::SlotineLi;
+pub use stance_pd_plus::StancePdPlus;
+pub use stance_slotine_li::StanceSlotineLi;
 pub use task_slotine_li::{JointReferenceFromTask, TaskSlotineLi};
 
+use crate::stance::StanceControl;
 use crate::task_control::TaskControl;
 use crate::tracking::Tracking;
 use crate::ControlError;
@@ -42,6 +47,11 @@ pub enum ControlLaw {
     OperationalSlotineLi(OperationalSlotineLi),
     /// Operational-space PD+.
     OperationalPdPlus(OperationalPdPlus),
+    /// Slotine–Li on the stance manifold of a legged robot
+    /// ([`Controller::with_stance`](crate::Controller::with_stance)).
+    StanceSlotineLi(StanceSlotineLi),
+    /// PD+ on the stance manifold.
+    StancePdPlus(StancePdPlus),
 }
 
 /// The model, buffers and state a law computes with at one evaluation:
@@ -107,6 +117,7 @@ impl ControlLaw {
         match self {
             ControlLaw::SlotineLi(l) => l.adaptation.as_ref(),
             ControlLaw::TaskSlotineLi(l) => l.adaptation.as_ref(),
+            ControlLaw::StanceSlotineLi(l) => l.adaptation.as_ref(),
             _ => None,
         }
     }
@@ -135,6 +146,11 @@ impl ControlLaw {
             ControlLaw::TaskSlotineLi(l) => l.check(sizes),
             ControlLaw::OperationalSlotineLi(l) => l.check(sizes),
             ControlLaw::OperationalPdPlus(l) => l.check(sizes),
+            ControlLaw::StanceSlotineLi(_) | ControlLaw::StancePdPlus(_) => {
+                Err(ControlError::Stance(
+                    "laws need their contacts: build them with Controller::with_stance".into(),
+                ))
+            }
         }
     }
 
@@ -162,6 +178,7 @@ impl ControlLaw {
         &self,
         ev: &mut Evaluation,
         task: Option<&mut TaskControl>,
+        stance: Option<&mut StanceControl>,
         tau: &mut [f64],
     ) {
         match self {
@@ -171,6 +188,8 @@ impl ControlLaw {
             ControlLaw::TaskSlotineLi(l) => l.torque(ev, tau),
             ControlLaw::OperationalSlotineLi(l) => l.torque(ev, task_of(task), tau),
             ControlLaw::OperationalPdPlus(l) => l.torque(ev, task_of(task), tau),
+            ControlLaw::StanceSlotineLi(l) => l.torque(ev, stance_of(stance), tau),
+            ControlLaw::StancePdPlus(l) => l.torque(ev, stance_of(stance), tau),
         }
     }
 
@@ -179,6 +198,7 @@ impl ControlLaw {
         &self,
         ev: &mut Evaluation,
         task: Option<&mut TaskControl>,
+        stance: Option<&mut StanceControl>,
     ) -> StorageParts {
         match self {
             ControlLaw::SlotineLi(l) => l.storage(ev),
@@ -187,6 +207,8 @@ impl ControlLaw {
             ControlLaw::TaskSlotineLi(l) => l.storage(ev, task.map(|t| &*t)),
             ControlLaw::OperationalSlotineLi(l) => l.storage(ev, task_of(task)),
             ControlLaw::OperationalPdPlus(l) => l.storage(ev, task_of(task)),
+            ControlLaw::StanceSlotineLi(l) => l.storage(ev, stance_of(stance)),
+            ControlLaw::StancePdPlus(l) => l.storage(ev, stance_of(stance)),
         }
     }
 
@@ -196,6 +218,7 @@ impl ControlLaw {
         &self,
         tracking: &'a Tracking,
         task: Option<&'a mut TaskControl>,
+        stance: Option<&'a StanceControl>,
     ) -> Option<(&'a [f64], f64)> {
         match self {
             ControlLaw::SlotineLi(l) => Some(slotine_li::sliding_port(&l.kd, tracking)),
@@ -203,13 +226,16 @@ impl ControlLaw {
             ControlLaw::PdPlus(l) => Some(l.port(tracking)),
             ControlLaw::OperationalSlotineLi(l) => Some(task_of(task).port(&l.kd)),
             ControlLaw::OperationalPdPlus(l) => Some(task_of(task).port(&l.kd)),
+            ControlLaw::StanceSlotineLi(l) => stance.map(|s| s.port(&l.kd)),
+            ControlLaw::StancePdPlus(l) => stance.map(|s| s.port(&l.kd)),
             ControlLaw::ComputedTorque(_) => None,
         }
     }
 
     /// The reference speed the law multiplies C by and its passive output:
     /// (q_dot_r, s) for the Slotine–Li laws with a joint sliding variable,
-    /// (q_dot_d, e_dot) for PD+; None for computed torque (C q_dot = C*
+    /// (q_dot_d, e_dot) for PD+; for the stance laws the lifts (A v_bar_r,
+    /// A s_bar) and (A v_bar_d, A (v_bar - v_bar_d)); None for computed torque (C q_dot = C*
     /// q_dot) and the operational-space laws (their torsion acts on the
     /// task-space factorization).
     pub(crate) fn coriolis_port<'a>(
@@ -221,6 +247,9 @@ impl ControlLaw {
                 Some((&tracking.v_r, &tracking.s))
             }
             ControlLaw::PdPlus(_) => Some((&tracking.desired.v, &tracking.e_dot)),
+            ControlLaw::StanceSlotineLi(_) | ControlLaw::StancePdPlus(_) => {
+                Some((&tracking.v_r, &tracking.s))
+            }
             _ => None,
         }
     }
@@ -246,11 +275,18 @@ impl ControlLaw {
             ControlLaw::OperationalPdPlus(l) => {
                 vec![&mut l.kp, &mut l.kd, &mut l.posture_kp, &mut l.posture_kd]
             }
+            ControlLaw::StanceSlotineLi(l) => vec![&mut l.lambda, &mut l.kd],
+            ControlLaw::StancePdPlus(l) => vec![&mut l.kp, &mut l.kd],
         };
         for gain in gains.into_iter().flatten() {
             *gain *= factor;
         }
     }
+}
+
+/// The stance of a stance law (the controller is built with one).
+fn stance_of(stance: Option<&mut StanceControl>) -> &mut StanceControl {
+    stance.expect("stance laws are built with a stance (Controller::with_stance)")
 }
 
 /// The task of a task-space law (the controller is built with one).

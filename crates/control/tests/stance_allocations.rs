@@ -1,0 +1,98 @@
+//! The stance laws' per-step path allocates nothing: `compute` (errors,
+//! stance manifold, reduced dynamics, Q_d, distribution, joint torques),
+//! `lyapunov` and `power_flows` on Solo-12 (four point feet) and Talos (two
+//! soles), for C* and beta torsion, counted by a global allocator of this
+//! test binary (per thread: tests run in parallel).
+
+mod stance;
+
+use passivity_control::LastCompute;
+use passivity_dynamics::algorithms::Workspace;
+use passivity_dynamics::factorization::{Beta, Factorization};
+use stance::{controller, pose, solo, talos, Rng};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static COUNTER: CountingAllocator = CountingAllocator;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[test]
+fn a_stance_law_step_allocates_nothing() {
+    for robot in [solo(), talos()] {
+        let model = &robot.model;
+        let mut rng = Rng(5);
+        let q0 = pose(model, &mut rng, 0.0);
+        let q = pose(model, &mut rng, 0.5);
+        let v: Vec<f64> = (0..model.nv)
+            .map(|k| 0.1 * (0.9 * k as f64).sin())
+            .collect();
+        let torsion = Factorization::torsion_on_all_triples(model.nv, Beta::constant(0.5)).unwrap();
+        let mut plant_ws = Workspace::new(model);
+        let zero = vec![0.0; model.nv];
+        for f in [Factorization::ChristoffelConsistent, torsion] {
+            for slotine_li in [true, false] {
+                let base = passivity_control::stance::BaseReference {
+                    frequency: 0.5,
+                    position_amplitude: nalgebra::Vector3::new(0.01, 0.0, 0.02),
+                    ..passivity_control::stance::BaseReference::hold(&q0)
+                };
+                let mut c = controller(&robot, slotine_li, f.clone(), base, &q0);
+                c.compute(0.0, model, &q, &v);
+                let tau = c.tau.clone();
+                let n = allocations(|| {
+                    for step in 0..3 {
+                        let t = 0.01 * step as f64;
+                        c.compute(t, model, &q, &v);
+                        c.lyapunov(t, model, &mut plant_ws, &q, &v, None);
+                        c.power_flows(
+                            t,
+                            model,
+                            (&q, &v),
+                            &tau,
+                            &zero,
+                            &[],
+                            &[],
+                            LastCompute::AtThisState,
+                        );
+                    }
+                });
+                assert_eq!(c.stance().unwrap().status().fault, None);
+                assert_eq!(
+                    n,
+                    0,
+                    "{} {}: {n} allocations in three steps",
+                    robot.name,
+                    f.name()
+                );
+            }
+        }
+    }
+}
