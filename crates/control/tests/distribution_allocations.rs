@@ -1,0 +1,85 @@
+//! The active-set wrench distribution allocates nothing per solve after
+//! construction: cold and warm, realizable and unrealizable wrenches, four
+//! and eight facets, on a four-foot and a two-sole stance; counted by a
+//! global allocator of this test binary (per thread: tests run in parallel).
+
+use nalgebra::{Matrix3, Vector3, Vector6};
+use passivity_control::balance::{
+    sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, PyramidFacets,
+    WrenchDistributor,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static COUNTER: CountingAllocator = CountingAllocator;
+
+#[test]
+fn a_distribution_allocates_nothing() {
+    let mu = 0.6;
+    let feet: Vec<ContactPoint> = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+        .iter()
+        .map(|&(sx, sy)| ContactPoint {
+            position: Vector3::new(sx * 0.19, sy * 0.14, -0.24),
+            normal: Vector3::z(),
+            friction: mu,
+        })
+        .collect();
+    let mut soles = Vec::new();
+    for y in [0.1, -0.1] {
+        soles.extend(sole_corners(
+            Vector3::new(0.0, y, -0.87),
+            &Matrix3::identity(),
+            0.2,
+            0.1,
+            mu,
+        ));
+    }
+    for (contacts, mg) in [(feet, 2.5 * 9.81), (soles, 93.0 * 9.81)] {
+        for facets in [PyramidFacets::Four, PyramidFacets::Eight] {
+            let mut qp = ActiveSetQp::new(DistributionSettings {
+                min_normal_force: 1.0,
+                facets,
+                ..DistributionSettings::default()
+            });
+            let wrenches = [
+                Vector6::new(0.0, 0.0, mg, 0.0, 0.0, 0.0),
+                Vector6::new(0.2 * mg, -0.1 * mg, mg, 0.01 * mg, 0.02 * mg, 0.0),
+                Vector6::new(1.2 * mu * mg, 0.0, mg, 0.3 * mg, 0.0, 0.1 * mg),
+            ];
+            let before = ALLOCATIONS.with(Cell::get);
+            let mut total = 0.0;
+            for (i, w) in wrenches.iter().cycle().take(30).enumerate() {
+                if i % 7 == 0 {
+                    qp.reset();
+                }
+                total += qp.distribute(&contacts, w).unwrap().objective;
+            }
+            let allocations = ALLOCATIONS.with(Cell::get) - before;
+            assert!(total.is_finite());
+            assert_eq!(allocations, 0, "{} contacts, {facets:?}", contacts.len());
+        }
+    }
+}
