@@ -194,8 +194,13 @@ impl Controller {
 
     /// The whole desired state at time t for a robot at (q, v): the
     /// reference's joints, and a free root's actual state with zero
-    /// desired acceleration.
+    /// desired acceleration (stance laws: the base reference's pose, and
+    /// its twist and acceleration in the actual body axes).
     pub fn desired_at(&mut self, t: f64, q: &[f64], v: &[f64]) -> &Desired {
+        if self.stance.is_some() {
+            self.errors(t, q, v);
+            return &self.tracking.desired;
+        }
         self.tracking.desired_at(&self.reference, t, q, v)
     }
 

@@ -317,6 +317,14 @@ fn the_reference_acceleration_is_the_time_derivative_of_the_reference_speed() {
             robot.name
         );
         assert!(error < 1e-7, "{}: {error:e}", robot.name);
+        // The recorded desired state's root is the base reference.
+        let sample = moving_base(&q0).sample(t);
+        let d = c.desired_at(t, &q, &v);
+        assert!((nalgebra::Vector3::new(d.q[0], d.q[1], d.q[2]) - sample.position).amax() < 1e-15);
+        let r_d = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+            d.q[6], d.q[3], d.q[4], d.q[5],
+        ));
+        assert!((r_d.to_rotation_matrix().into_inner() - sample.rotation).amax() < 1e-12);
     }
 }
 

@@ -70,6 +70,58 @@ impl Controller {
     /// `reference` is the joints' reference (one entry per joint; only the
     /// independent joints, e.g. Talos's upper body, follow it); the gains
     /// have one entry per independent speed (nv - m, the base's six first).
+    ///
+    /// # Errors
+    /// [`ControlError::Stance`] for another law, a model without a free
+    /// root, an unusable stance (frames, friction, normal, sole size, more
+    /// than 8 support points, redundant contacts) or gains of the wrong
+    /// size; [`ControlError::Reference`], [`ControlError::Factorization`]
+    /// and [`ControlError::Size`] (gamma) as [`Controller::new`].
+    ///
+    /// # Examples
+    ///
+    /// Solo-12 standing on its four point feet holds its base: the torques
+    /// and the distributed foot forces carry its weight.
+    ///
+    /// ```
+    /// use passivity_control::stance::{BaseReference, Foothold, Stance};
+    /// use passivity_control::{ControlLaw, Controller, Reference, StanceSlotineLi};
+    /// use passivity_dynamics::factorization::Factorization;
+    /// use passivity_dynamics::model::{Model, RootJoint};
+    /// use passivity_dynamics::spatial::Vec3;
+    ///
+    /// let path = concat!(
+    ///     env!("CARGO_MANIFEST_DIR"),
+    ///     "/../../assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    /// );
+    /// let model = Model::from_urdf_file(path, RootJoint::Free)?;
+    /// let feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"].map(|name| Foothold::Point {
+    ///     frame: model.frame_by_name(name).unwrap(),
+    ///     offset: Vec3::new(0.0, 0.0, -0.0175),
+    /// });
+    /// let mut q = model.neutral_configuration();
+    /// q[2] = 0.3;
+    /// q[7..].copy_from_slice(&[0.0, 0.8, -1.6, 0.0, 0.8, -1.6, 0.0, -0.8, 1.6, 0.0, -0.8, 1.6]);
+    /// let law = ControlLaw::StanceSlotineLi(StanceSlotineLi {
+    ///     lambda: vec![5.0; 6],
+    ///     kd: vec![0.5, 0.5, 0.5, 20.0, 20.0, 20.0], // [angular; linear]
+    ///     adaptation: None,
+    /// });
+    /// let mut c = Controller::with_stance(
+    ///     law,
+    ///     Factorization::ChristoffelConsistent,
+    ///     Reference::Hold { q: q[7..].to_vec() }, // only independent joints follow it
+    ///     Stance::new(feet.to_vec(), 0.8, BaseReference::hold(&q)),
+    ///     &model,
+    ///     &q,
+    /// )
+    /// .unwrap();
+    /// c.compute(0.0, &model, &q, &[0.0; 18]);
+    /// let status = c.stance().unwrap().status();
+    /// let lift: f64 = status.distribution.forces().iter().map(|f| f.z).sum();
+    /// assert!((lift - 2.5 * 9.81).abs() < 1e-3 && status.fault.is_none());
+    /// # Ok::<(), passivity_dynamics::model::ModelError>(())
+    /// ```
     pub fn with_stance(
         law: ControlLaw,
         factorization: Factorization,
