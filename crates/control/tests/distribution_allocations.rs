@@ -5,8 +5,7 @@
 
 use nalgebra::{Matrix3, Vector3, Vector6};
 use passivity_control::balance::{
-    sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, PyramidFacets,
-    WrenchDistributor,
+    sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, PyramidFacets, WrenchDistributor,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -82,4 +81,59 @@ fn a_distribution_allocates_nothing() {
             assert_eq!(allocations, 0, "{} contacts, {facets:?}", contacts.len());
         }
     }
+}
+
+#[test]
+fn a_balance_law_step_allocates_nothing() {
+    use passivity_control::balance::{BalanceGains, BalanceTarget, CompliantBalance, Support};
+    use passivity_dynamics::algorithms::{center_of_mass, ContactPoint as Point, Workspace};
+    use passivity_dynamics::model::{Model, RootJoint};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    );
+    let model = Model::from_urdf_file(path, RootJoint::Free).unwrap();
+    let mut q = model.neutral_configuration();
+    for (leg, sign) in [(0, 1.0), (1, 1.0), (2, -1.0), (3, -1.0)] {
+        q[7 + 3 * leg + 1] = 0.8 * sign;
+        q[7 + 3 * leg + 2] = -1.6 * sign;
+    }
+    let supports = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+        .iter()
+        .map(|name| Support {
+            point: Point {
+                frame: model.frame_by_name(name).unwrap(),
+                offset: Vector3::new(0.0, 0.0, -0.0175),
+            },
+            normal: Vector3::z(),
+            friction: 0.6,
+        })
+        .collect();
+    let com = center_of_mass(&model, &mut Workspace::new(&model), &q);
+    let mut law = CompliantBalance::new(
+        &model,
+        supports,
+        BalanceGains {
+            com_stiffness: Vector3::repeat(200.0),
+            com_damping: Vector3::repeat(20.0),
+            rotation_stiffness: Vector3::repeat(50.0),
+            rotation_damping: Vector3::repeat(5.0),
+            posture_stiffness: 10.0,
+            posture_damping: 1.0,
+        },
+        BalanceTarget {
+            com: com + Vector3::new(0.01, -0.005, 0.0),
+            rotation: Matrix3::identity(),
+            posture: q[7..].to_vec(),
+        },
+        DistributionSettings::default(),
+    )
+    .unwrap();
+    let v: Vec<f64> = (0..model.nv).map(|k| 0.05 * (k as f64).sin()).collect();
+    law.compute(&model, &q, &v).unwrap();
+    let before = ALLOCATIONS.with(Cell::get);
+    for _ in 0..10 {
+        law.compute(&model, &q, &v).unwrap();
+    }
+    assert_eq!(ALLOCATIONS.with(Cell::get) - before, 0);
 }

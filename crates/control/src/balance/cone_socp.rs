@@ -2,12 +2,12 @@
 //! friction cones, solved by the interior-point solver Clarabel (Goulart &
 //! Chen (2024), the `clarabel` crate).
 //!
-//! Variables y = (x, d): the scaled forces x = f / s and the weighted slack
-//! d = sqrt(Q) (G x - w) (Q = W / eps, w = w_d / s), so that
+//! Variables y = (x, e): the scaled forces x = f / s and the scaled slack
+//! e = G x - w (w = w_d / s, Q = W / eps), so that
 //!
 //! ```text
-//! minimize   1/2 y^T (2 I) y  = x^T x + (G x - w)^T Q (G x - w)
-//! subject to G x - Q^(-1/2) d = w                       (zero cone, 6)
+//! minimize   1/2 y^T diag(2 I, 2 Q) y  = x^T x + e^T Q e
+//! subject to G x - e = w                                (zero cone, 6)
 //!            n_j . x_j >= f_min / s                      (non-negative cone, k)
 //!            (mu_j n_j . x_j, t_1 . x_j, t_2 . x_j) in SOC(3)   (one per contact)
 //! ```
@@ -17,6 +17,12 @@
 //! contacts: the solver is kept and its data overwritten (`update_A`,
 //! `update_b`) while the number stays the same, which saves its setup but
 //! not its iterations (an interior-point method does not warm-start).
+//!
+//! For an unrealizable wrench the multipliers are Q = W/eps times the slack
+//! and Clarabel stalls (insufficient progress); after
+//! `FIRST_ATTEMPT_ITERATIONS` it solves again with the objective scaled by
+//! eps / W_f, which brings the multipliers to the slack's size and leaves
+//! the regularization's split resolved only to its tolerance.
 
 use super::wrench_distribution::{
     force_scale, tangents, validate, ContactPoint, Distribution, DistributionError,
@@ -25,6 +31,10 @@ use super::wrench_distribution::{
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use nalgebra::{Vector3, Vector6};
+
+/// Iterations of the first attempt (a realizable wrench takes 7 to 9);
+/// then the attempt with the rescaled objective.
+const FIRST_ATTEMPT_ITERATIONS: u32 = 30;
 
 /// Nonzeros of A per force component: the force row, two moment rows, the
 /// normal-force row and the cone's three rows.
@@ -188,14 +198,18 @@ impl WrenchDistributor for ConeSocp {
         };
         let solver = self.solver.insert(solver);
         self.built_for = k;
+        let mut first = self.solver_settings.clone();
+        first.max_iter = first.max_iter.min(FIRST_ATTEMPT_ITERATIONS);
+        solver
+            .update_settings(first)
+            .map_err(|e| DistributionError::Solver(e.to_string()))?;
         solver.solve();
         let mut iterations = solver.solution.iterations as usize;
         if solver.solution.status != SolverStatus::Solved {
-            // An unrealizable wrench: the multipliers are W/eps times the
-            // slack; the objective scaled by eps/W_f brings them to the
-            // slack's size (the regularization's split is then resolved
-            // only to the interior point's tolerance, as it matters only
-            // at 1e-10 of the objective).
+            solver
+                .update_settings(self.solver_settings.clone())
+                .map_err(|e| DistributionError::Solver(e.to_string()))?;
+            // An unrealizable wrench (see the module's documentation).
             let scale = self.settings.regularization / self.settings.force_weight;
             let diagonal: Vec<f64> = self.diagonal.iter().map(|d| d * scale).collect();
             solver

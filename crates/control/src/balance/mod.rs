@@ -37,13 +37,19 @@
 //!   QP on friction pyramids inscribed in the cones;
 //! - `ConeSocp` (cargo feature `socp`): an interior-point SOCP with the exact
 //!   second-order cones (the `clarabel` crate).
+//!
+//! [`CompliantBalance`] is the balance law around it: CoM and orientation
+//! springs giving w_d, the distribution, and the joint torques realizing the
+//! forces.
 
 mod active_set;
+mod balance_law;
 #[cfg(feature = "socp")]
 mod cone_socp;
 mod wrench_distribution;
 
 pub use active_set::ActiveSetQp;
+pub use balance_law::{BalanceGains, BalanceStorage, BalanceTarget, CompliantBalance, Support};
 #[cfg(feature = "socp")]
 pub use cone_socp::ConeSocp;
 pub use wrench_distribution::{

@@ -609,3 +609,82 @@ mod socp {
         }
     }
 }
+
+/// Solo-12 standing still at a nominal pose (knees bent) with its targets at
+/// that pose: the balance law holds it in static equilibrium.
+#[test]
+fn solo12_standing_is_in_static_equilibrium() {
+    use passivity_dynamics::algorithms::{generalized_gravity, ContactPoint as Point, Workspace};
+    use passivity_dynamics::model::{Model, RootJoint};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    );
+    let model = Model::from_urdf_file(path, RootJoint::Free).unwrap();
+    let mut q = model.neutral_configuration();
+    for (leg, sign) in [(0, 1.0), (1, 1.0), (2, -1.0), (3, -1.0)] {
+        q[7 + 3 * leg + 1] = 0.8 * sign;
+        q[7 + 3 * leg + 2] = -1.6 * sign;
+    }
+    let supports = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+        .iter()
+        .map(|name| Support {
+            point: Point {
+                frame: model.frame_by_name(name).unwrap(),
+                offset: Vector3::new(0.0, 0.0, -0.0175),
+            },
+            normal: Vector3::z(),
+            friction: 0.6,
+        })
+        .collect();
+    let mut ws = Workspace::new(&model);
+    let com = passivity_dynamics::algorithms::center_of_mass(&model, &mut ws, &q);
+    let gains = BalanceGains {
+        com_stiffness: Vector3::repeat(200.0),
+        com_damping: Vector3::repeat(20.0),
+        rotation_stiffness: Vector3::repeat(50.0),
+        rotation_damping: Vector3::repeat(5.0),
+        posture_stiffness: 10.0,
+        posture_damping: 1.0,
+    };
+    let target = BalanceTarget {
+        com,
+        rotation: Matrix3::identity(),
+        posture: q[7..].to_vec(),
+    };
+    let mut law = CompliantBalance::new(
+        &model,
+        supports,
+        gains,
+        target,
+        DistributionSettings {
+            min_normal_force: 0.5,
+            ..DistributionSettings::default()
+        },
+    )
+    .unwrap();
+    let v = vec![0.0; model.nv];
+    law.compute(&model, &q, &v).unwrap();
+    let mg = passivity_dynamics::algorithms::total_mass(&model) * 9.81;
+    let fz: f64 = law.forces.iter().map(|f| f.z).sum();
+    assert!((fz - mg).abs() <= 1e-6 * mg, "sum f_z {fz}, m g {mg}");
+    assert!(law.clamped.is_empty(), "clamped {:?}", law.clamped);
+    // RNEA(q, 0, 0) = tau + J_c^T f, every row (the base's from the forces).
+    let gravity = generalized_gravity(&model, &mut ws, &q).clone();
+    let mut contacts = passivity_dynamics::algorithms::ContactWorkspace::new(
+        &model,
+        &law.supports().iter().map(|s| s.point).collect::<Vec<_>>(),
+    );
+    passivity_dynamics::algorithms::forward_kinematics(&model, &mut ws, &q);
+    let jc = passivity_dynamics::algorithms::contact_jacobian(&model, &mut ws, &mut contacts);
+    let f = DVector::from_iterator(12, law.forces.iter().flat_map(|f| f.iter().copied()));
+    let realized = DVector::from_column_slice(&law.tau) + jc.transpose() * f;
+    let error = (&gravity - &realized).amax();
+    assert!(
+        error <= 1e-6 * gravity.amax(),
+        "RNEA - tau - J^T f = {error}, g {}",
+        gravity.amax()
+    );
+    assert!(law.storage.slack_power == 0.0 && law.storage.kinetic == 0.0);
+    assert!(law.storage.springs.abs() <= 1e-20);
+}
