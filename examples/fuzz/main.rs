@@ -1,18 +1,31 @@
-//! A mutation fuzzer for the input side of the `passivity-lab` binary:
-//! it mutates the repository's URDFs, scenarios and reference states, runs
-//! the built binary on each (`inspect`, `eval`, `run`) with a time and
-//! memory limit, classifies the outcome, and saves every panic, signal,
-//! hang or unexpected exit code into the corpus folder with the command
-//! that reproduces it.
+//! A fuzzer for the input side of the `passivity-lab` binary: it runs the
+//! built binary on hostile inputs with a time and memory limit, classifies
+//! the outcome, and saves every finding into the corpus folder with the
+//! command that reproduces it. The surfaces (`--surfaces`, default all):
+//!
+//! - `urdf`, `scenario`, `eval`: the repository's URDFs, scenarios and
+//!   reference states mutated (`mutate.rs`), read by `inspect`, `eval`, `run`;
+//! - `sweep`: `sweep`'s arguments, hostile (`sweeps.rs`);
+//! - `merge`: `sweep merge` on shard folders mixed and corrupted (`sweeps.rs`);
+//! - `path`: springs and drags along generated paths (`paths.rs`);
+//! - `task`: tasks, their references, laws and torsion triples (`tasks.rs`);
+//! - `rotor`: geared rotors (`rotors.rs`).
 //!
 //! ```sh
 //! cargo build --release --no-default-features --bin passivity-lab --example fuzz
-//! nice target/release/examples/fuzz --seconds 600
+//! nice target/release/examples/fuzz --seconds 600 [--surfaces sweep,merge,path,task,rotor] [--seed N]
 //! ```
 //!
-//! Outcomes: `ok` (exit 0), `refused` (exit 1 or 2, a clean error), `panic`
-//! (exit 101), `signal` (killed: stack overflow, abort on allocation
-//! failure), `hang` (past `--timeout`), `other` (any other exit code).
+//! `--seconds` is the wall-clock budget of the whole run; a case started
+//! before it ends runs to its end or its `--timeout`. With `--seed` the
+//! cases are the same from run to run (their outcomes may still depend on
+//! timing: a hang is a run past the timeout).
+//!
+//! Outcomes: `ok` (exit 0), `refused` (exit 1 or 2 with a message),
+//! `panic` (exit 101), `signal` (killed: stack overflow, abort on
+//! allocation failure), `hang` (past `--timeout`), `nonfinite` (exit 0,
+//! yet a CSV the run wrote holds NaN or inf), `other` (any other exit
+//! code, or exit 1 or 2 without a message).
 //! A corpus entry is a folder `<outcome>-<kind>-<hash>` holding the inputs,
 //! `cmd.txt` (the arguments, one per line; `{dir}` is the entry's folder,
 //! `{repo}` the repository) and `stderr.txt`.
@@ -24,8 +37,14 @@
 //! comment saying what the binary must do with it, checked by
 //! `tests/integration/fuzz_regressions.rs`.
 
+mod hostile;
 mod mutate;
+mod paths;
+mod robots;
+mod rotors;
 mod seeds;
+mod sweeps;
+mod tasks;
 
 use clap::Parser;
 use rand::rngs::SmallRng;
@@ -58,9 +77,23 @@ struct Args {
     /// Random seed (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// Print every case's surface, outcome, time and first error line.
+    #[arg(long)]
+    verbose: bool,
     /// The repository: seeds, robots and reference states.
     #[arg(long, default_value = ".")]
     repo: PathBuf,
+    /// The surfaces to fuzz (comma-separated): urdf, scenario, eval,
+    /// sweep, merge, path, task, rotor (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = parse_kind)]
+    surfaces: Vec<Kind>,
+}
+
+fn parse_kind(name: &str) -> Result<Kind, String> {
+    Kind::ALL
+        .into_iter()
+        .find(|k| k.name() == name)
+        .ok_or_else(|| format!("unknown surface '{name}'"))
 }
 
 /// How a run ended.
@@ -71,6 +104,7 @@ enum Outcome {
     Panic,
     Signal,
     Hang,
+    NonFinite,
     Other,
 }
 
@@ -82,6 +116,7 @@ impl Outcome {
             Outcome::Panic => "panic",
             Outcome::Signal => "signal",
             Outcome::Hang => "hang",
+            Outcome::NonFinite => "nonfinite",
             Outcome::Other => "other",
         }
     }
@@ -108,9 +143,35 @@ fn repo_relative(path: &Path, repo: &Path) -> String {
     format!("{{repo}}/{}", rel.display())
 }
 
-/// A random case: a mutated input and a command that reads it.
-fn generate(rng: &mut SmallRng, seeds: &Seeds, repo: &Path) -> Case {
-    let kind = [Kind::Urdf, Kind::Scenario, Kind::Eval][rng.random_range(0..3)];
+/// A random case of one of `surfaces`.
+fn generate(
+    rng: &mut SmallRng,
+    surfaces: &[Kind],
+    seeds: &Seeds,
+    merges: Option<&sweeps::MergePool>,
+    repo: &Path,
+) -> Case {
+    let kind = surfaces[rng.random_range(0..surfaces.len())];
+    let run = |kind, text: String| Case {
+        kind,
+        files: vec![("input.toml".to_string(), text.into_bytes())],
+        args: ["run", "{dir}/input.toml", "--out", "{dir}/out"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let g = &mut hostile::Gen::new(rng);
+    match kind {
+        Kind::Sweep => sweeps::sweep_case(g, repo),
+        Kind::Merge => merges.expect("made at start-up").merge_case(g),
+        Kind::Path => run(kind, paths::scenario(g, repo)),
+        Kind::Task => run(kind, tasks::scenario(g, repo)),
+        Kind::Rotor => run(kind, rotors::scenario(g, repo)),
+        Kind::Urdf | Kind::Scenario | Kind::Eval => mutated(rng, kind, seeds, repo),
+    }
+}
+
+/// A mutated seed file and a command that reads it.
+fn mutated(rng: &mut SmallRng, kind: Kind, seeds: &Seeds, repo: &Path) -> Case {
     let pool = seeds.of(kind);
     let index = rng.random_range(0..pool.len());
     let input = mutate::mutate(rng, &pool[index], pool);
@@ -151,7 +212,6 @@ fn generate(rng: &mut SmallRng, seeds: &Seeds, repo: &Path) -> Case {
                 }
             }
         }
-        Kind::Scenario => vec![s("run"), s("{dir}/input.toml"), s("--out"), s("{dir}/out")],
         Kind::Eval => {
             let robot = &seeds.robots[index];
             let mut a = vec![s("eval"), s("--urdf"), repo_relative(&robot.urdf, repo)];
@@ -172,8 +232,58 @@ fn generate(rng: &mut SmallRng, seeds: &Seeds, repo: &Path) -> Case {
             }
             a
         }
+        _ => vec![s("run"), s("{dir}/input.toml"), s("--out"), s("{dir}/out")],
     };
     Case { kind, files, args }
+}
+
+/// Writes a case's files (names may hold a folder) into `dir`.
+fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, bytes)?;
+    }
+    Ok(())
+}
+
+/// The output folder of a run: the value of `--out`, if inside `dir`.
+fn out_folder(run_args: &[String], dir: &Path) -> Option<PathBuf> {
+    let at = run_args
+        .iter()
+        .position(|a| a == "--out" || a.starts_with("--out="))?;
+    let out = match run_args[at].strip_prefix("--out=") {
+        Some(value) => value,
+        None => run_args.get(at + 1)?,
+    };
+    let out = PathBuf::from(out);
+    (out.starts_with(dir) && out != dir).then_some(out)
+}
+
+/// Whether a CSV file under `out` holds a NaN or an infinity.
+fn writes_non_finite(out: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return false;
+    };
+    entries.filter_map(|e| e.ok()).any(|e| {
+        let path = e.path();
+        if path.is_dir() {
+            return writes_non_finite(&path);
+        }
+        if path.extension().is_none_or(|x| x != "csv") {
+            return false;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        text.split([',', '\n']).any(|cell| {
+            let cell = cell
+                .trim()
+                .trim_start_matches(['+', '-'])
+                .to_ascii_lowercase();
+            cell == "nan" || cell == "inf" || cell == "infinity"
+        })
+    })
 }
 
 fn substitute(args: &[String], dir: &Path, repo: &Path) -> Vec<String> {
@@ -226,13 +336,27 @@ fn execute(args: &Args, run_args: &[String], dir: &Path) -> (Outcome, String) {
         None => Outcome::Hang,
         Some(s) if s.signal().is_some() => Outcome::Signal,
         Some(s) => match s.code() {
-            Some(0) => Outcome::Ok,
+            Some(0) => match out_folder(run_args, dir) {
+                Some(out) if writes_non_finite(&out) => Outcome::NonFinite,
+                _ => Outcome::Ok,
+            },
+            Some(1 | 2) if tail.trim().is_empty() => Outcome::Other,
             Some(1 | 2) => Outcome::Refused,
             Some(101) => Outcome::Panic,
             _ => Outcome::Other,
         },
     };
     (outcome, tail)
+}
+
+/// The line of stderr that says what happened: the error, the panic, or
+/// else the first line.
+fn message(stderr: &str) -> &str {
+    let mut lines = stderr.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.clone().next().unwrap_or("");
+    lines
+        .find(|l| l.starts_with("error") || l.contains("panicked"))
+        .unwrap_or(first)
 }
 
 /// Saves a finding; returns its folder, or `None` when already saved.
@@ -263,13 +387,18 @@ fn save(
         .map(|rel| "../".repeat(rel.components().count()))
         .ok();
     let absolute = format!("\"{}/", repo.display());
-    for (name, bytes) in &case.files {
-        let bytes = match (std::str::from_utf8(bytes), &up) {
-            (Ok(text), Some(up)) => text.replace(&absolute, &format!("\"{up}")).into_bytes(),
-            _ => bytes.clone(),
-        };
-        std::fs::write(dir.join(name), bytes)?;
-    }
+    let files: Vec<(String, Vec<u8>)> = case
+        .files
+        .iter()
+        .map(|(name, bytes)| {
+            let bytes = match (std::str::from_utf8(bytes), &up) {
+                (Ok(text), Some(up)) => text.replace(&absolute, &format!("\"{up}")).into_bytes(),
+                _ => bytes.clone(),
+            };
+            (name.clone(), bytes)
+        })
+        .collect();
+    write_files(&dir, &files)?;
     std::fs::write(dir.join("cmd.txt"), case.args.join("\n") + "\n")?;
     std::fs::write(dir.join("stderr.txt"), stderr)?;
     Ok(Some(dir))
@@ -306,6 +435,20 @@ fn main() -> std::process::ExitCode {
     });
     let mut rng = SmallRng::seed_from_u64(seed);
     let work = std::env::temp_dir().join(format!("passivity-lab-fuzz-{}", std::process::id()));
+    if args.surfaces.is_empty() {
+        args.surfaces = Kind::ALL.to_vec();
+    }
+    let merges = if args.surfaces.contains(&Kind::Merge) {
+        match sweeps::MergePool::make(&args.binary, &work) {
+            Ok(pool) => Some(pool),
+            Err(e) => {
+                eprintln!("cannot make the shard folders of `merge`: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let start = Instant::now();
     let budget = Duration::from_secs(args.seconds);
     let mut counts: BTreeMap<(Kind, Outcome), usize> = BTreeMap::new();
@@ -316,26 +459,34 @@ fn main() -> std::process::ExitCode {
         args.seconds
     );
     while start.elapsed() < budget {
-        let case = generate(&mut rng, &seeds, &repo);
+        let case = generate(&mut rng, &args.surfaces, &seeds, merges.as_ref(), &repo);
         let _ = std::fs::remove_dir_all(&work);
-        if let Err(e) = std::fs::create_dir_all(&work).and_then(|()| {
-            case.files
-                .iter()
-                .try_for_each(|(name, bytes)| std::fs::write(work.join(name), bytes))
-        }) {
+        if let Err(e) =
+            std::fs::create_dir_all(&work).and_then(|()| write_files(&work, &case.files))
+        {
             eprintln!("{}: {e}", work.display());
             return std::process::ExitCode::from(2);
         }
         let run_args = substitute(&case.args, &work, &repo);
+        let started = Instant::now();
         let (outcome, stderr) = execute(&args, &run_args, &work);
         *counts.entry((case.kind, outcome)).or_default() += 1;
+        if args.verbose {
+            println!(
+                "{} {} {:.2} s: {}",
+                case.kind.name(),
+                outcome.name(),
+                started.elapsed().as_secs_f64(),
+                message(&stderr)
+            );
+        }
         if outcome.is_finding() {
             match save(&args, &repo, &case, outcome, &stderr) {
                 Ok(Some(dir)) => println!(
                     "{}: {} ({})",
                     outcome.name(),
                     dir.display(),
-                    stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+                    message(&stderr)
                 ),
                 Ok(None) => {}
                 Err(e) => eprintln!("cannot save a finding: {e}"),
@@ -353,22 +504,27 @@ fn main() -> std::process::ExitCode {
     let _ = std::fs::remove_dir_all(&work);
     let total: usize = counts.values().sum();
     println!("\n{total} runs in {:.0} s", start.elapsed().as_secs_f64());
-    println!(
-        "{:<10} {:>8} {:>8} {:>7} {:>7} {:>6} {:>6}",
-        "kind", "ok", "refused", "panic", "signal", "hang", "other"
-    );
-    for kind in [Kind::Urdf, Kind::Scenario, Kind::Eval] {
-        let n = |o| counts.get(&(kind, o)).copied().unwrap_or(0);
-        println!(
-            "{:<10} {:>8} {:>8} {:>7} {:>7} {:>6} {:>6}",
+    let outcomes = [
+        Outcome::Ok,
+        Outcome::Refused,
+        Outcome::Panic,
+        Outcome::Signal,
+        Outcome::Hang,
+        Outcome::NonFinite,
+        Outcome::Other,
+    ];
+    print!("{:<10} {:>8}", "surface", "cases");
+    outcomes.iter().for_each(|o| print!(" {:>9}", o.name()));
+    println!();
+    for kind in &args.surfaces {
+        let n = |o| counts.get(&(*kind, o)).copied().unwrap_or(0);
+        print!(
+            "{:<10} {:>8}",
             kind.name(),
-            n(Outcome::Ok),
-            n(Outcome::Refused),
-            n(Outcome::Panic),
-            n(Outcome::Signal),
-            n(Outcome::Hang),
-            n(Outcome::Other)
+            outcomes.map(n).iter().sum::<usize>()
         );
+        outcomes.iter().for_each(|o| print!(" {:>9}", n(*o)));
+        println!();
     }
     let findings: usize = counts
         .iter()

@@ -3,28 +3,51 @@
 
 use std::path::{Path, PathBuf};
 
-/// Which kind of input a case mutates.
+/// The surface a case exercises: a mutated seed file (`urdf`, `scenario`,
+/// `eval`) or a generated input (`sweep`, `merge`, `path`, `task`, `rotor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     Urdf,
     Scenario,
     Eval,
+    Sweep,
+    Merge,
+    Path,
+    Task,
+    Rotor,
 }
 
 impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Urdf,
+        Kind::Scenario,
+        Kind::Eval,
+        Kind::Sweep,
+        Kind::Merge,
+        Kind::Path,
+        Kind::Task,
+        Kind::Rotor,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Urdf => "urdf",
             Kind::Scenario => "scenario",
             Kind::Eval => "eval",
+            Kind::Sweep => "sweep",
+            Kind::Merge => "merge",
+            Kind::Path => "path",
+            Kind::Task => "task",
+            Kind::Rotor => "rotor",
         }
     }
 
+    /// The extension of a mutated seed file.
     pub fn extension(self) -> &'static str {
         match self {
             Kind::Urdf => "urdf",
-            Kind::Scenario => "toml",
             Kind::Eval => "json",
+            _ => "toml",
         }
     }
 }
@@ -145,11 +168,12 @@ impl Seeds {
         })
     }
 
+    /// The seed files a mutated kind starts from.
     pub fn of(&self, kind: Kind) -> &[Vec<u8>] {
         match kind {
             Kind::Urdf => &self.urdfs,
-            Kind::Scenario => &self.scenarios,
             Kind::Eval => &self.states,
+            _ => &self.scenarios,
         }
     }
 }
