@@ -688,3 +688,35 @@ fn solo12_standing_is_in_static_equilibrium() {
     assert!(law.storage.slack_power == 0.0 && law.storage.kinetic == 0.0);
     assert!(law.storage.springs.abs() <= 1e-20);
 }
+
+#[test]
+fn a_zero_minimum_normal_force_unloads_a_foot() {
+    // f_min = 0 and a roll moment that lifts one side: the unloaded feet sit
+    // at the pyramid's apex, where all its facets meet (a degenerate vertex).
+    for mut stance in stances() {
+        stance.settings.min_normal_force = 0.0;
+        let mg = stance.weight();
+        let reach = stance
+            .contacts
+            .iter()
+            .map(|c| c.position.y.abs())
+            .fold(0.0, f64::max);
+        let mut qp = ActiveSetQp::new(stance.settings);
+        for scale in [0.5, 0.99, 1.0, 1.5] {
+            let w = Vector6::new(0.0, 0.0, mg, scale * reach * mg, 0.0, 0.0);
+            let d = qp.distribute(&stance.contacts, &w).unwrap();
+            assert!(d.converged, "{} {scale}", stance.name);
+            assert!(pyramid_violation(&stance, d.forces()) <= 1e-9 * mg);
+            let unloaded = d.forces().iter().filter(|f| f.norm() <= 1e-9 * mg).count();
+            if scale >= 1.0 {
+                assert!(
+                    unloaded >= stance.contacts.len() / 2,
+                    "{} {scale}",
+                    stance.name
+                );
+            } else {
+                assert!(d.slack.norm() <= 1e-8 * mg, "{} {scale}", stance.name);
+            }
+        }
+    }
+}
