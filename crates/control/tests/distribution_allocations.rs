@@ -3,37 +3,14 @@
 //! and eight facets, on a four-foot and a two-sole stance; counted by a
 //! global allocator of this test binary (per thread: tests run in parallel).
 
+use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 use nalgebra::{Matrix3, Vector3, Vector6};
 use passivity_control::balance::{
     sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, PyramidFacets, WrenchDistributor,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct CountingAllocator;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, size) }
-    }
-}
 
 #[global_allocator]
-static COUNTER: CountingAllocator = CountingAllocator;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn a_distribution_allocates_nothing() {
@@ -68,7 +45,7 @@ fn a_distribution_allocates_nothing() {
                 Vector6::new(0.2 * mg, -0.1 * mg, mg, 0.01 * mg, 0.02 * mg, 0.0),
                 Vector6::new(1.2 * mu * mg, 0.0, mg, 0.3 * mg, 0.0, 0.1 * mg),
             ];
-            let before = ALLOCATIONS.with(Cell::get);
+            let before = allocation_count();
             let mut total = 0.0;
             for (i, w) in wrenches.iter().cycle().take(30).enumerate() {
                 if i % 7 == 0 {
@@ -76,7 +53,7 @@ fn a_distribution_allocates_nothing() {
                 }
                 total += qp.distribute(&contacts, w).unwrap().objective;
             }
-            let allocations = ALLOCATIONS.with(Cell::get) - before;
+            let allocations = allocation_count() - before;
             assert!(total.is_finite());
             assert_eq!(allocations, 0, "{} contacts, {facets:?}", contacts.len());
         }
@@ -131,9 +108,9 @@ fn a_balance_law_step_allocates_nothing() {
     .unwrap();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.05 * (k as f64).sin()).collect();
     law.compute(&model, &q, &v).unwrap();
-    let before = ALLOCATIONS.with(Cell::get);
+    let before = allocation_count();
     for _ in 0..10 {
         law.compute(&model, &q, &v).unwrap();
     }
-    assert_eq!(ALLOCATIONS.with(Cell::get) - before, 0);
+    assert_eq!(allocation_count() - before, 0);
 }

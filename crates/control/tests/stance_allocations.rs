@@ -6,43 +6,15 @@
 
 mod stance;
 
+use passivity_dynamics::testing::{allocations, CountingAllocator};
 use passivity_control::LastCompute;
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{Beta, Factorization};
 use stance::{controller, pose, solo, talos, Rng};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct CountingAllocator;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, size) }
-    }
-}
 
 #[global_allocator]
-static COUNTER: CountingAllocator = CountingAllocator;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 #[test]
 fn a_stance_law_step_allocates_nothing() {

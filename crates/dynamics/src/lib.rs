@@ -71,6 +71,7 @@ pub mod factorization;
 pub mod input;
 pub mod model;
 pub mod spatial;
+pub mod testing;
 
 /// A file of the robots shipped in `assets/robots/example-robot-data/robots`
 /// at the repository's top (for tests).

@@ -6,6 +6,7 @@
 //! quantities equal the tree's times A; and none of the algorithms
 //! allocates.
 
+use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 use nalgebra::{DMatrix, DVector};
 use passivity_dynamics::algorithms::{
     center_of_mass, center_of_mass_jacobian, center_of_mass_velocity, centroidal_momentum,
@@ -15,8 +16,6 @@ use passivity_dynamics::algorithms::{
 };
 use passivity_dynamics::model::{random_tree, Model, RandomTreeOptions, RootJoint, UrdfOptions};
 use passivity_dynamics::spatial::Vec3;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 /// A small reproducible generator (64-bit LCG, top bits).
 struct Lcg(u64);
@@ -317,30 +316,8 @@ fn mimic_joints_give_the_tree_quantities_times_a() {
     );
 }
 
-struct CountingAllocator;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, size) }
-    }
-}
-
 #[global_allocator]
-static COUNTER: CountingAllocator = CountingAllocator;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn the_balance_algorithms_allocate_nothing() {
@@ -377,7 +354,7 @@ fn the_balance_algorithms_allocate_nothing() {
         let mut cw = CentroidalWorkspace::new(&model);
         let mut contacts = ContactWorkspace::new(&model, &points);
         let mut com_jacobian = DMatrix::zeros(3, model.nv);
-        let before = ALLOCATIONS.with(Cell::get);
+        let before = allocation_count();
         center_of_mass(&model, &mut ws, &q);
         center_of_mass_velocity(&model, &mut ws, &q, &v);
         center_of_mass_jacobian(&model, &mut ws, &q, &mut com_jacobian);
@@ -388,7 +365,7 @@ fn the_balance_algorithms_allocate_nothing() {
         contact_jacobian(&model, &mut ws, &mut contacts);
         contact_bias(&model, &mut ws, &mut contacts, &q, &v);
         contact_jacobian_time_derivative(&model, &mut ws, &mut contacts, &q, &v);
-        let allocations = ALLOCATIONS.with(Cell::get) - before;
+        let allocations = allocation_count() - before;
         assert_eq!(allocations, 0, "{urdf}: {allocations} allocations");
         assert!(contacts.jacobian_dot.iter().all(|x| x.is_finite()));
     }

@@ -100,7 +100,11 @@ impl Simulation {
             joint: mode.map_or(String::new(), |m| {
                 joint_name(&self.plant, loop_.dominant_speed(m))
             }),
-            gain_factor: if margin < 1.0 { self.gain_factor() } else { None },
+            gain_factor: if margin < 1.0 {
+                self.gain_factor()
+            } else {
+                None
+            },
         })
     }
 
@@ -108,9 +112,8 @@ impl Simulation {
     /// the loop stable at the step (bisection on a log scale).
     fn gain_factor(&self) -> Option<f64> {
         let stable = |c: f64| {
-            self.linearize(c).is_some_and(|l| {
-                l.largest_stable_step(self.integrator, self.dt) >= self.dt
-            })
+            self.linearize(c)
+                .is_some_and(|l| l.largest_stable_step(self.integrator, self.dt) >= self.dt)
         };
         if !stable(1e-6) {
             return None;
@@ -173,7 +176,11 @@ impl Linearization {
         match integrator {
             Integrator::Rk4 => self.modes.iter().all(|&mu| rk4_stable(mu, h)),
             Integrator::SemiImplicitEuler => {
-                let growth = self.modes.iter().map(|&mu| exact_growth(mu, h)).fold(1.0, f64::max);
+                let growth = self
+                    .modes
+                    .iter()
+                    .map(|&mu| exact_growth(mu, h))
+                    .fold(1.0, f64::max);
                 spectral_radius(&semi_implicit_euler_step(&self.a, h)) <= growth
             }
         }
@@ -198,9 +205,11 @@ impl Linearization {
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .filter(|(h, _)| h.is_finite())
                 .map(|(_, mu)| mu),
-            Integrator::SemiImplicitEuler => {
-                self.modes.iter().copied().max_by(|a, b| a.norm().total_cmp(&b.norm()))
-            }
+            Integrator::SemiImplicitEuler => self
+                .modes
+                .iter()
+                .copied()
+                .max_by(|a, b| a.norm().total_cmp(&b.norm())),
         };
         limiting.filter(|mu| mu.norm() > 0.0)
     }
@@ -216,7 +225,9 @@ impl Linearization {
         let x = shifted.lu().solve(&ones).unwrap_or(ones);
         // A mode's speed part is mu times its position part: compare both.
         let share = |k: usize| x[k].norm().max(x[n + k].norm() / mu.norm());
-        (0..n).max_by(|&i, &j| share(i).total_cmp(&share(j))).unwrap_or(0)
+        (0..n)
+            .max_by(|&i, &j| share(i).total_cmp(&share(j)))
+            .unwrap_or(0)
     }
 }
 

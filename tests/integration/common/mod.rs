@@ -6,8 +6,6 @@ use passivity_lab::factorization::Factorization;
 use passivity_lab::model::Model;
 use passivity_lab::scenario::{run_variant, Scenario, ScenarioError, VariantResult};
 use passivity_lab::sim::{ControlMode, Integrator, Sample, Simulation, Stepping};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ffi::OsStr;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -475,36 +473,9 @@ pub fn simulate(run: ClosedLoop) -> Vec<Sample> {
     out
 }
 
-/// Counts the allocations of the current thread (tests run in parallel);
-/// the test binary installs it (main.rs), tests measure with [`allocations`].
-pub struct CountingAllocator;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, size) }
-    }
-}
-
-/// Allocations made by `f` on this thread.
-pub fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+/// The per-thread allocation counter the test binary installs (main.rs)
+/// and the tests measure with.
+pub use passivity_dynamics::testing::{allocations, CountingAllocator};
 
 /// A fresh, empty folder for one test, `passivity-lab-<area>-<pid>-<name>`
 /// under the system's temporary folder. It is removed when dropped, unless
