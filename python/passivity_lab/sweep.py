@@ -17,6 +17,7 @@ drawn ``n`` times per grid point from ``seed``.
 """
 
 import json
+import operator
 import warnings
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def _grid_specs(grid):
         return specs
     if isinstance(grid, str):
         return [grid]
-    return [str(g) for g in grid]
+    return [str(g) for g in _iterable(grid, "grid")]
 
 
 def _sample_specs(samples):
@@ -55,7 +56,24 @@ def _sample_specs(samples):
         return [f"{key}={dist}" for key, dist in samples.items()]
     if isinstance(samples, str):
         return [samples]
-    return [str(s) for s in samples]
+    return [str(s) for s in _iterable(samples, "samples")]
+
+
+def _iterable(specs, name):
+    """``specs`` if it is a list of specs, else ValueError naming it."""
+    if isinstance(specs, bytes) or not hasattr(specs, "__iter__"):
+        raise ValueError(
+            f"{name}: expected a dict or a list of 'KEY=...' strings, got {type(specs).__name__}"
+        )
+    return specs
+
+
+def _seed(seed):
+    """``seed`` as an int (a Python or numpy integer), else ValueError naming it."""
+    try:
+        return operator.index(seed)
+    except TypeError:
+        raise ValueError(f"seed: expected an integer, got {seed!r}") from None
 
 
 def _scenario(scenario):
@@ -79,7 +97,7 @@ class _Sweep:
             _grid_specs(grid),
             _sample_specs(samples),
             n,
-            int(seed),
+            _seed(seed),
         )
         self.plan = SweepPlan(scenario, *self.args[2:])
 

@@ -30,7 +30,11 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::Boolean(x.extract()?));
     }
     if x.is_instance_of::<PyInt>() {
-        return Ok(toml::Value::Integer(x.extract()?));
+        return x.extract().map(toml::Value::Integer).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{key}: the integer {x} is beyond a TOML integer (64 bits)"
+            ))
+        });
     }
     if x.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(scalar(x.extract()?, key)?));
@@ -48,7 +52,10 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     if let Ok(d) = x.cast::<PyDict>() {
         let mut table = toml::Table::new();
         for (k, v) in d.iter() {
-            table.insert(k.extract::<String>()?, toml_value(&v, key)?);
+            let name = k.extract::<String>().map_err(|_| {
+                PyValueError::new_err(format!("{key}: a table's keys must be str, not {k:?}"))
+            })?;
+            table.insert(name, toml_value(&v, key)?);
         }
         return Ok(toml::Value::Table(table));
     }
