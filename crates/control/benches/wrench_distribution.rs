@@ -10,7 +10,7 @@ use nalgebra::{Matrix3, Vector3, Vector6};
 #[cfg(feature = "socp")]
 use passivity_control::balance::ConeSocp;
 use passivity_control::balance::{
-    sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, WrenchDistributor,
+    sole_corners, ActiveSetQp, DistributionSettings, SupportPoint, WrenchDistributor,
 };
 use std::hint::black_box;
 use std::time::Instant;
@@ -22,7 +22,7 @@ const REPEATS: usize = 3;
 
 struct Stance {
     name: &'static str,
-    contacts: Vec<ContactPoint>,
+    contacts: Vec<SupportPoint>,
     mass: f64,
     mu: f64,
     settings: DistributionSettings,
@@ -32,7 +32,7 @@ fn stances() -> Vec<Stance> {
     let mu = 0.6;
     let solo = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
         .iter()
-        .map(|&(sx, sy)| ContactPoint {
+        .map(|&(sx, sy)| SupportPoint {
             position: Vector3::new(sx * 0.19, sy * 0.14, -0.24),
             normal: Vector3::z(),
             friction: mu,
@@ -75,13 +75,13 @@ fn stances() -> Vec<Stance> {
 /// Contacts and wrench at step `i`: the CoM sways by up to 4 cm; `push`
 /// scales a horizontal force (times mu m g) applied at the ground (realizable
 /// below 0.92, beyond friction above 1).
-fn sample(stance: &Stance, i: usize, push: f64) -> (Vec<ContactPoint>, Vector6<f64>) {
+fn sample(stance: &Stance, i: usize, push: f64) -> (Vec<SupportPoint>, Vector6<f64>) {
     let t = i as f64 * 1e-3;
     let sway = Vector3::new(0.03 * (3.0 * t).sin(), 0.04 * (2.0 * t).cos(), 0.0);
     let contacts = stance
         .contacts
         .iter()
-        .map(|c| ContactPoint {
+        .map(|c| SupportPoint {
             position: c.position - sway,
             ..*c
         })

@@ -3,11 +3,11 @@
 //! and eight facets, on a four-foot and a two-sole stance; counted by a
 //! global allocator of this test binary (per thread: tests run in parallel).
 
-use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 use nalgebra::{Matrix3, Vector3, Vector6};
 use passivity_control::balance::{
-    sole_corners, ActiveSetQp, ContactPoint, DistributionSettings, PyramidFacets, WrenchDistributor,
+    sole_corners, ActiveSetQp, DistributionSettings, PyramidFacets, SupportPoint, WrenchDistributor,
 };
+use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -15,9 +15,9 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 #[test]
 fn a_distribution_allocates_nothing() {
     let mu = 0.6;
-    let feet: Vec<ContactPoint> = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+    let feet: Vec<SupportPoint> = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
         .iter()
-        .map(|&(sx, sy)| ContactPoint {
+        .map(|&(sx, sy)| SupportPoint {
             position: Vector3::new(sx * 0.19, sy * 0.14, -0.24),
             normal: Vector3::z(),
             friction: mu,
@@ -63,7 +63,7 @@ fn a_distribution_allocates_nothing() {
 #[test]
 fn a_balance_law_step_allocates_nothing() {
     use passivity_control::balance::{BalanceGains, BalanceTarget, CompliantBalance, Support};
-    use passivity_dynamics::algorithms::{center_of_mass, ContactPoint as Point, Workspace};
+    use passivity_dynamics::algorithms::{center_of_mass, ContactPoint, Workspace};
     use passivity_dynamics::model::{Model, RootJoint};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -78,7 +78,7 @@ fn a_balance_law_step_allocates_nothing() {
     let supports = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
         .iter()
         .map(|name| Support {
-            point: Point {
+            point: ContactPoint {
                 frame: model.frame_by_name(name).unwrap(),
                 offset: Vector3::new(0.0, 0.0, -0.0175),
             },

@@ -6,15 +6,14 @@
 
 mod stance;
 
-use passivity_dynamics::testing::{allocations, CountingAllocator};
 use passivity_control::LastCompute;
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{Beta, Factorization};
+use passivity_dynamics::testing::{allocations, CountingAllocator};
 use stance::{controller, pose, solo, talos, Rng};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
 
 #[test]
 fn a_stance_law_step_allocates_nothing() {

@@ -38,8 +38,8 @@
 //! one factorization and one multiplier check.
 
 use super::wrench_distribution::{
-    force_scale, tangents, validate, ContactPoint, Distribution, DistributionError,
-    DistributionSettings, PyramidFacets, WrenchDistributor, MAX_CONTACTS,
+    force_scale, tangents, validate, Distribution, DistributionError, DistributionSettings,
+    PyramidFacets, SupportPoint, WrenchDistributor, MAX_CONTACTS,
 };
 use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 use std::f64::consts::FRAC_1_SQRT_2;
@@ -139,7 +139,7 @@ impl ActiveSetQp {
 impl WrenchDistributor for ActiveSetQp {
     fn distribute(
         &mut self,
-        contacts: &[ContactPoint],
+        contacts: &[SupportPoint],
         wrench: &Vector6<f64>,
     ) -> Result<&Distribution, DistributionError> {
         validate(contacts, wrench, &self.settings)?;
@@ -181,7 +181,7 @@ impl Work {
     /// The scaled problem: levers, wrench, weights and constraint rows.
     fn setup(
         &mut self,
-        contacts: &[ContactPoint],
+        contacts: &[SupportPoint],
         wrench: &Vector6<f64>,
         settings: &DistributionSettings,
         s: f64,

@@ -25,7 +25,7 @@
 //! Ott (2016), sec. 4.3: the slack is the only non-passive input).
 
 use super::{
-    ActiveSetQp, ContactPoint, DistributionError, DistributionSettings, WrenchDistributor,
+    ActiveSetQp, DistributionError, DistributionSettings, SupportPoint, WrenchDistributor,
 };
 use nalgebra::{DMatrix, Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector6};
 use passivity_dynamics::algorithms::{
@@ -90,7 +90,7 @@ pub struct CompliantBalance {
     ws: Workspace,
     contacts: ContactWorkspace,
     com_jacobian: DMatrix<f64>,
-    points: Vec<ContactPoint>,
+    points: Vec<SupportPoint>,
     /// Joints whose columns of J_c are zero at the last compute (posture).
     free_joint: Vec<bool>,
     mass: f64,
@@ -143,7 +143,7 @@ impl CompliantBalance {
             com_jacobian: DMatrix::zeros(3, model.nv),
             points: supports
                 .iter()
-                .map(|s| ContactPoint {
+                .map(|s| SupportPoint {
                     position: Vector3::zeros(),
                     normal: s.normal,
                     friction: s.friction,

@@ -25,8 +25,8 @@
 //! the regularization's split resolved only to its tolerance.
 
 use super::wrench_distribution::{
-    force_scale, tangents, validate, ContactPoint, Distribution, DistributionError,
-    DistributionSettings, WrenchDistributor,
+    force_scale, tangents, validate, Distribution, DistributionError, DistributionSettings,
+    SupportPoint, WrenchDistributor,
 };
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
@@ -91,7 +91,7 @@ impl ConeSocp {
     }
 
     /// A's values (column by column, the pattern of [`Self::pattern`]) and b.
-    fn fill(&mut self, contacts: &[ContactPoint], wrench: &Vector6<f64>, s: f64) {
+    fn fill(&mut self, contacts: &[SupportPoint], wrench: &Vector6<f64>, s: f64) {
         let k = contacts.len();
         let n = 3 * k;
         self.nzval.clear();
@@ -179,7 +179,7 @@ impl ConeSocp {
 impl WrenchDistributor for ConeSocp {
     fn distribute(
         &mut self,
-        contacts: &[ContactPoint],
+        contacts: &[SupportPoint],
         wrench: &Vector6<f64>,
     ) -> Result<&Distribution, DistributionError> {
         validate(contacts, wrench, &self.settings)?;

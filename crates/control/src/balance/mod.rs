@@ -53,8 +53,8 @@ pub use balance_law::{BalanceGains, BalanceStorage, BalanceTarget, CompliantBala
 #[cfg(feature = "socp")]
 pub use cone_socp::ConeSocp;
 pub use wrench_distribution::{
-    grasp_map_product, sole_corners, ContactPoint, Distribution, DistributionError,
-    DistributionSettings, PyramidFacets, WrenchDistributor, MAX_CONTACTS,
+    grasp_map_product, sole_corners, Distribution, DistributionError, DistributionSettings,
+    PyramidFacets, SupportPoint, WrenchDistributor, MAX_CONTACTS,
 };
 
 #[cfg(test)]

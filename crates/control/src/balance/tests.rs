@@ -9,7 +9,7 @@ const G: f64 = 9.81;
 /// A stance: contacts relative to the CoM, mass, friction, settings.
 struct Stance {
     name: &'static str,
-    contacts: Vec<ContactPoint>,
+    contacts: Vec<SupportPoint>,
     mass: f64,
     mu: f64,
     settings: DistributionSettings,
@@ -30,7 +30,7 @@ fn solo() -> Stance {
     let mu = 0.6;
     let contacts = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
         .iter()
-        .map(|&(sx, sy)| ContactPoint {
+        .map(|&(sx, sy)| SupportPoint {
             position: Vector3::new(sx * 0.19, sy * 0.14, -0.24),
             normal: Vector3::z(),
             friction: mu,
@@ -80,7 +80,7 @@ fn stances() -> [Stance; 2] {
 
 /// The constraint rows of contact c built from the pyramid's definition
 /// (not normalized): (a, b) with a . f >= b.
-fn pyramid_rows(c: &ContactPoint, settings: &DistributionSettings) -> Vec<(Vector3<f64>, f64)> {
+fn pyramid_rows(c: &SupportPoint, settings: &DistributionSettings) -> Vec<(Vector3<f64>, f64)> {
     let m = settings.facets.count();
     let (t1, t2) = tangents(&c.normal);
     let mut rows = vec![(c.normal, settings.min_normal_force)];
@@ -121,7 +121,7 @@ fn cone_violation(stance: &Stance, forces: &[Vector3<f64>]) -> f64 {
 }
 
 /// The grasp map as a dense matrix, from its definition.
-fn grasp_map(contacts: &[ContactPoint]) -> DMatrix<f64> {
+fn grasp_map(contacts: &[SupportPoint]) -> DMatrix<f64> {
     let mut g = DMatrix::zeros(6, 3 * contacts.len());
     for (j, c) in contacts.iter().enumerate() {
         g.view_mut((0, 3 * j), (3, 3))
@@ -365,10 +365,10 @@ fn sway(
     for step in 0..500 {
         let t = step as f64 * 1e-3;
         let sway = Vector3::new(0.03 * (3.0 * t).sin(), 0.04 * (2.0 * t).cos(), 0.0);
-        let contacts: Vec<ContactPoint> = stance
+        let contacts: Vec<SupportPoint> = stance
             .contacts
             .iter()
-            .map(|c| ContactPoint {
+            .map(|c| SupportPoint {
                 position: c.position - sway,
                 ..*c
             })

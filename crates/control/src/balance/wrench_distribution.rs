@@ -11,7 +11,7 @@ pub const MAX_CONTACTS: usize = 8;
 /// One contact point: where it is, which way the surface pushes, how much
 /// friction it has.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactPoint {
+pub struct SupportPoint {
     /// Position relative to the reference point of the wrench (the CoM), in
     /// world coordinates (m).
     pub position: Vector3<f64>,
@@ -118,7 +118,7 @@ impl Distribution {
     /// Fills slack and objective from the forces (the same for every solver).
     pub(crate) fn evaluate(
         &mut self,
-        contacts: &[ContactPoint],
+        contacts: &[SupportPoint],
         wrench: &Vector6<f64>,
         settings: &DistributionSettings,
     ) {
@@ -153,7 +153,7 @@ pub trait WrenchDistributor {
     /// the previous call when the solver can.
     fn distribute(
         &mut self,
-        contacts: &[ContactPoint],
+        contacts: &[SupportPoint],
         wrench: &Vector6<f64>,
     ) -> Result<&Distribution, DistributionError>;
 
@@ -166,7 +166,7 @@ pub trait WrenchDistributor {
 
 /// G f: the wrench [sum f_j; sum p_j x f_j] of the forces `forces` at the
 /// contact points (their positions; [force; moment] order).
-pub fn grasp_map_product(contacts: &[ContactPoint], forces: &[Vector3<f64>]) -> Vector6<f64> {
+pub fn grasp_map_product(contacts: &[SupportPoint], forces: &[Vector3<f64>]) -> Vector6<f64> {
     let mut w = Vector6::zeros();
     for (c, f) in contacts.iter().zip(forces) {
         let m = c.position.cross(f);
@@ -188,9 +188,9 @@ pub fn sole_corners(
     length: f64,
     width: f64,
     friction: f64,
-) -> [ContactPoint; 4] {
+) -> [SupportPoint; 4] {
     let normal = rotation.column(2).into_owned();
-    let corner = |sx: f64, sy: f64| ContactPoint {
+    let corner = |sx: f64, sy: f64| SupportPoint {
         position: center + rotation * Vector3::new(sx * length / 2.0, sy * width / 2.0, 0.0),
         normal,
         friction,
@@ -205,7 +205,7 @@ pub fn sole_corners(
 
 /// Checks the problem's data.
 pub(crate) fn validate(
-    contacts: &[ContactPoint],
+    contacts: &[SupportPoint],
     wrench: &Vector6<f64>,
     settings: &DistributionSettings,
 ) -> Result<(), DistributionError> {
@@ -262,7 +262,7 @@ pub(crate) fn tangents(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
 /// wrench's force, its moment over the largest lever, or k f_min; 1 N if all
 /// are zero.
 pub(crate) fn force_scale(
-    contacts: &[ContactPoint],
+    contacts: &[SupportPoint],
     wrench: &Vector6<f64>,
     settings: &DistributionSettings,
 ) -> f64 {

@@ -16,8 +16,8 @@
 
 use super::base_reference::{base_rotation, BaseError, BaseReference, BaseSample};
 use crate::balance::{
-    sole_corners, ActiveSetQp, ContactPoint as SupportPoint, Distribution, DistributionError,
-    DistributionSettings, WrenchDistributor, MAX_CONTACTS,
+    sole_corners, ActiveSetQp, Distribution, DistributionError, DistributionSettings, SupportPoint,
+    WrenchDistributor, MAX_CONTACTS,
 };
 use crate::laws::{ControlLaw, Evaluation, StorageParts};
 use crate::tracking::{norm, Tracking};
