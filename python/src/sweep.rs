@@ -54,7 +54,7 @@ impl SweepPlan {
     /// The number of runs (points x variants).
     #[getter]
     fn runs(&self) -> usize {
-        self.plan.runs.len()
+        self.plan.len()
     }
     /// The hash of the base scenario and the sweep's arguments.
     #[getter]
@@ -88,11 +88,11 @@ impl SweepPlan {
             .map(|text| {
                 let value: serde_json::Value = serde_json::from_str(text).map_err(error)?;
                 let row = SweepRow::from_json(&value).map_err(error)?;
-                if row.run >= self.plan.runs.len() {
+                if row.run >= self.plan.len() {
                     return Err(error(format!(
                         "run {} is not a run of this plan ({} runs)",
                         row.run,
-                        self.plan.runs.len()
+                        self.plan.len()
                     )));
                 }
                 Ok(row)
@@ -145,7 +145,7 @@ impl SweepPlan {
     fn __repr__(&self) -> String {
         format!(
             "SweepPlan({} runs over {}, plan {})",
-            self.plan.runs.len(),
+            self.plan.len(),
             self.plan.spec.keys().join(" x "),
             self.plan.hash
         )

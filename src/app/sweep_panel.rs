@@ -108,7 +108,7 @@ impl SweepPanel {
             .max(1);
         std::thread::spawn(move || {
             let outcome = plan(&owned, &key, &values, threads).map(|plan| {
-                worker.total.store(plan.runs.len(), Ordering::Relaxed);
+                worker.total.store(plan.len(), Ordering::Relaxed);
                 let report = |done, _total| worker.done.store(done, Ordering::Relaxed);
                 plan.run(threads, &report, &worker.stop)
             });

@@ -130,12 +130,28 @@ pub fn report_warnings(warnings: &[ModelWarning]) {
 /// (see `io::RunFolder`); a forced replacement never deletes the scenario
 /// or its URDF.
 pub fn output_folder(scenario: &Scenario, out: &Path, force: bool) -> anyhow::Result<RunFolder> {
+    output_folder_resuming(scenario, out, force, None)
+}
+
+/// [`output_folder`]; with `lines`, a run that continues earlier ones
+/// into `out` (see `io::RunFolder::resume`): the complete lines of that
+/// file in `out` and in the leftovers of killed runs into it start the
+/// new one.
+pub fn output_folder_resuming(
+    scenario: &Scenario,
+    out: &Path,
+    force: bool,
+    lines: Option<&str>,
+) -> anyhow::Result<RunFolder> {
     let urdf = scenario.urdf_path();
     let protect: Vec<&Path> = [Some(scenario.path.as_path()), urdf.as_deref()]
         .into_iter()
         .flatten()
         .collect();
-    Ok(RunFolder::create(out, force, &protect)?)
+    Ok(match lines {
+        Some(lines) => RunFolder::resume(out, force, &protect, lines)?,
+        None => RunFolder::create(out, force, &protect)?,
+    })
 }
 
 /// Parses the command line and runs the chosen subcommand.

@@ -2,15 +2,20 @@
 //! random samples, in parallel on all cores with a progress line and an
 //! ETA, one summary table and a plot of metrics against the first key;
 //! `--shard K/N` runs one shard of it (joined by `sweep merge`),
-//! `--run-index I` one run of it.
+//! `--run-index I` one run of it. Each row is appended to `rows.jsonl` as
+//! its run ends; `--resume` continues a sweep that was stopped or killed.
 
 use super::interrupt::{self, Interrupted};
 use super::sweep_merge;
-use super::{load_scenario, output_folder};
+use super::{load_scenario, output_folder_resuming};
 use anyhow::Context;
 use passivity_lab::scenario::{format_duration, Scenario};
-use passivity_lab::sweep::{with_parameters, Selection, SweepPlan, SweepSpec, DEFAULT_METRICS};
-use std::path::PathBuf;
+use passivity_lab::sweep::{
+    read_rows, with_parameters, RowStream, RowStreamError, Selection, SweepPlan, SweepRow,
+    SweepSpec, DEFAULT_METRICS, ROW_STREAM,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -75,6 +80,11 @@ pub struct Args {
     /// earlier sweep's results (they are deleted).
     #[arg(long)]
     force: bool,
+    /// Continue the sweep that was stopped or killed into the output
+    /// folder (same arguments): the runs whose rows it wrote to rows.jsonl
+    /// are kept, the others run.
+    #[arg(long)]
+    resume: bool,
     /// Load the robot strictly, as with `robot.strict = true`: refuse a body
     /// whose inertia is not physical instead of correcting a negligible error.
     #[arg(long)]
@@ -123,7 +133,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let scenario = load_scenario(Some(&path), args.strict)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let plan = SweepPlan::build(&scenario, spec)?;
-    selection.check(plan.runs.len())?;
+    selection.check(plan.len())?;
     let metrics: Vec<String> = if args.metric.is_empty() {
         DEFAULT_METRICS.iter().map(|m| m.to_string()).collect()
     } else {
@@ -151,21 +161,36 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("results").join(format!("{}-sweep{suffix}", scenario.file.name))
     });
-    let folder = output_folder(&scenario, &out, args.force)?;
+    let resume = args.resume.then_some(ROW_STREAM);
+    let folder = output_folder_resuming(&scenario, &out, args.force, resume)?;
     if let Selection::Runs(runs) = &selection {
         write_run_scenario(&scenario, &plan, runs[0], folder.path())?;
     }
+    let stream_path = folder.path().join(ROW_STREAM);
+    let previous = if args.resume {
+        resumed_rows(&plan, &selection, &stream_path, &out)?
+    } else {
+        Vec::new()
+    };
+    let resumed = previous.len();
+    let stream = RowStream::start(&stream_path, &plan.hash, &previous)?;
     interrupt::install()?;
     let keys = plan.spec.keys().join(" x ");
     eprintln!(
         "sweeping {} over {keys}: {} of {} runs ({}, plan {}) on {threads} threads: {}",
         scenario.file.name,
-        selection.indices(plan.runs.len()).len(),
-        plan.runs.len(),
+        selection.indices(plan.len()).len(),
+        plan.len(),
         selection.describe(),
         plan.hash,
         estimate.describe()
     );
+    if args.resume {
+        eprintln!(
+            "resuming: {resumed} runs already finished (their rows in {})",
+            out.join(ROW_STREAM).display()
+        );
+    }
     let started = Instant::now();
     let last_line = Mutex::new(started);
     let progress = |done: usize, total: usize| {
@@ -179,19 +204,38 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
             eprintln!("  {done}/{total} runs done in {}", format_duration(elapsed));
             return;
         }
-        let eta = elapsed / done.max(1) as f64 * (total - done) as f64;
+        let ran = done.saturating_sub(resumed).max(1);
+        let eta = elapsed / ran as f64 * (total - done) as f64;
         eprintln!(
             "  {done}/{total} runs done, {} elapsed, ETA {}",
             format_duration(elapsed),
             format_duration(eta)
         );
     };
-    let table = plan.run_selection(selection, threads, &progress, &interrupt::STOP);
+    let stream_error: Mutex<Option<RowStreamError>> = Mutex::new(None);
+    let on_row = |row: &SweepRow, done: usize, total: usize| {
+        if let Err(e) = stream.append(row) {
+            let mut first = stream_error.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert(e);
+            interrupt::STOP.store(true, Ordering::SeqCst);
+        }
+        progress(done, total);
+    };
+    let table = plan.run_selection(selection, previous, threads, &on_row, &interrupt::STOP);
+    drop(stream);
     table
         .write(folder.path(), &metrics)
         .with_context(|| format!("{}: cannot write", out.display()))?;
+    // The loader's warnings were reported when the scenario loaded; the
+    // rest say which runs could not be built.
+    for warning in table.warnings.iter().skip(scenario.warnings().len()) {
+        eprintln!("warning: {warning}");
+    }
     let complete = table.selection_complete();
     folder.commit(complete)?;
+    if let Some(e) = stream_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        anyhow::bail!("the sweep stopped: cannot append its rows: {e}");
+    }
     print!("{}", table.csv(&metrics));
     eprintln!("wrote {}", out.join("sweep.csv").display());
     if !complete {
@@ -224,6 +268,48 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The finished rows of `plan`'s runs in `selection` that earlier runs
+/// into `out` wrote to their row stream (gathered at `stream`): each
+/// checked against the plan; interrupted rows are left out (those runs run
+/// again), and a run's first finished row is kept.
+fn resumed_rows(
+    plan: &SweepPlan,
+    selection: &Selection,
+    stream: &Path,
+    out: &Path,
+) -> anyhow::Result<Vec<SweepRow>> {
+    let context = || {
+        format!(
+            "--resume: the rows of {} (and of killed sweeps into it)",
+            out.display()
+        )
+    };
+    let rows = read_rows(stream, &plan.hash).with_context(context)?;
+    let mut selected = vec![false; plan.len()];
+    for i in selection.indices(plan.len()) {
+        selected[i] = true;
+    }
+    let mut kept: Vec<SweepRow> = Vec::new();
+    let mut held = vec![false; plan.len()];
+    for row in rows {
+        plan.check_row(&row)
+            .map_err(anyhow::Error::msg)
+            .with_context(context)?;
+        anyhow::ensure!(
+            selected[row.run],
+            "{}: run {} is not among the runs of {}: resume with the arguments the sweep was started with",
+            context(),
+            row.run,
+            selection.describe()
+        );
+        if row.finished() && !held[row.run] {
+            held[row.run] = true;
+            kept.push(row);
+        }
+    }
+    Ok(kept)
+}
+
 /// Writes run `index`'s point scenario, resolved, as
 /// `scenario.resolved.toml` into `dir` (`passivity-lab run` runs it).
 fn write_run_scenario(
@@ -232,7 +318,7 @@ fn write_run_scenario(
     index: usize,
     dir: &std::path::Path,
 ) -> anyhow::Result<()> {
-    let point = &plan.points[plan.runs[index].point];
+    let point = &plan.points[index / plan.variants.len()];
     let text = with_parameters(base, &plan.spec.keys(), &point.values)?;
     let resolved = Scenario::parse(&text, &base.path)?.resolved_toml();
     let file = dir.join("scenario.resolved.toml");

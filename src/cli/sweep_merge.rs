@@ -1,10 +1,13 @@
-//! `passivity-lab sweep merge DIR... --out DIR`: joins the tables of one
-//! sweep's shards into one table that states which runs are missing (and
-//! is then marked incomplete, with a non-zero exit).
+//! `passivity-lab sweep merge DIR... --out DIR`: checks each shard's table
+//! against the spec and scenario it keeps, joins the tables of one sweep's
+//! shards into one table that states which runs are missing (and is then
+//! marked incomplete, with a non-zero exit).
 
 use anyhow::Context;
 use passivity_lab::io::{RunFolder, MANIFEST};
-use passivity_lab::sweep::{merge_tables, metric_names, table_from_json, DEFAULT_METRICS};
+use passivity_lab::sweep::{
+    check_plan, merge_tables, metric_names, table_from_json, DEFAULT_METRICS,
+};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -44,7 +47,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("{}: cannot read the shard's table", file.display()))?;
         let json: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
-        tables.push((file.clone(), table_from_json(&json, &file)?));
+        let table = table_from_json(&json, &file)?;
+        for note in check_plan(&file, &table)? {
+            eprintln!("note: {note}");
+        }
+        tables.push((file.clone(), table));
     }
     let table = merge_tables(tables)?;
     let metrics: Vec<String> = if args.metric.is_empty() {

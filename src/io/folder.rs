@@ -67,6 +67,29 @@ impl RunFolder {
     /// replaces a folder holding other files too; `protect` lists paths a
     /// forced replacement must not delete.
     pub fn create(target: &Path, force: bool, protect: &[&Path]) -> Result<RunFolder, FolderError> {
+        RunFolder::open(target, force, protect, None)
+    }
+
+    /// [`RunFolder::create`] for a run that continues earlier ones into the
+    /// same `target`: the complete lines of the file `lines` (one record per
+    /// line) in the target and in the staging folders of earlier runs that
+    /// were killed are gathered, in that order, into the new staging
+    /// folder's `lines`, before those staging folders are removed.
+    pub fn resume(
+        target: &Path,
+        force: bool,
+        protect: &[&Path],
+        lines: &str,
+    ) -> Result<RunFolder, FolderError> {
+        RunFolder::open(target, force, protect, Some(lines))
+    }
+
+    fn open(
+        target: &Path,
+        force: bool,
+        protect: &[&Path],
+        gather: Option<&str>,
+    ) -> Result<RunFolder, FolderError> {
         let refuse = |message: String| FolderError::Refused {
             path: target.to_path_buf(),
             message,
@@ -85,6 +108,10 @@ impl RunFolder {
                 error,
             }
         })?;
+        let gathered = match gather {
+            Some(file) => Some((file, gather_lines(parent, &name, &target, file)?)),
+            None => None,
+        };
         clean_leftovers(parent, &name, &target);
         let foreign = foreign_entries(&target).map_err(io_error(&target))?;
         if !foreign.is_empty() {
@@ -136,6 +163,10 @@ impl RunFolder {
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir(&staging).map_err(io_error(&staging))?;
+        if let Some((file, text)) = gathered {
+            let path = staging.join(file);
+            write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
+        }
         Ok(RunFolder {
             target,
             staging,
@@ -290,6 +321,36 @@ fn clean_leftovers(parent: &Path, name: &str, target: &Path) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// The complete lines (each with its end of line) of `file` in `target`
+/// and then in the staging folders of earlier runs into `name` that died.
+fn gather_lines(
+    parent: &Path,
+    name: &str,
+    target: &Path,
+    file: &str,
+) -> Result<String, FolderError> {
+    let partial = format!(".{name}.partial-");
+    let mut folders = vec![target.to_path_buf()];
+    let entries = std::fs::read_dir(parent).map_err(io_error(parent))?;
+    let mut staged: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&partial))
+        .map(|e| e.path())
+        .collect();
+    staged.sort();
+    folders.extend(staged);
+    let mut out = String::new();
+    for folder in folders {
+        let path = folder.join(file);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => out.push_str(text.rfind('\n').map_or("", |end| &text[..=end])),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(FolderError::Io { path, error }),
+        }
+    }
+    Ok(out)
 }
 
 /// The entries of `dir` that its manifest does not list (all of them

@@ -15,7 +15,9 @@ pub use for_urdf::scenario_for_urdf;
 pub use lesson::{lesson_chain, Lesson, MAX_LESSONS};
 pub use parse::names::{name_problem, variant_name_problem, MAX_NAME_LENGTH, RESERVED_NAMES};
 pub use parse::schema::*;
-pub use run::budget::{format_duration, RunEstimate, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS};
+pub use run::budget::{
+    format_duration, RunEstimate, RunSize, HARD_MAX_STEPS, MAX_MEMORY_BYTES, MAX_STEPS,
+};
 pub use run::output::{
     lost_task, run_complete, series, summary, write_results, LostTask, Series, LOST_TASK_ERROR_M,
     LOST_TASK_TIME_S,

@@ -197,7 +197,8 @@ impl SweepSpec {
         (0..self.len()).map(|p| self.point(p)).collect()
     }
 
-    /// A canonical text of the spec (part of the plan's hash).
+    /// A canonical text of the spec (part of the plan's hash; read back by
+    /// [`SweepSpec::from_canonical`]).
     pub fn canonical(&self) -> String {
         let mut out = String::new();
         for a in &self.grid {
@@ -209,6 +210,79 @@ impl SweepSpec {
         let _ = writeln!(out, "samples {} seed {}", self.samples, self.seed);
         out
     }
+}
+
+impl SweepSpec {
+    /// Reads [`SweepSpec::canonical`]'s text back (as `sweep.json` keeps
+    /// it). A grid value holding ` | ` is told from two values by joining
+    /// pieces until each is a TOML value; the text read must give itself
+    /// back, or it is refused.
+    pub fn from_canonical(text: &str) -> Result<SweepSpec, SweepSpecError> {
+        let error = |message: String| SweepSpecError {
+            argument: "spec".into(),
+            spec: text.into(),
+            message,
+        };
+        let mut spec = SweepSpec::default();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if lines.peek().is_none() {
+                let numbers = line
+                    .strip_prefix("samples ")
+                    .and_then(|r| r.split_once(" seed "))
+                    .and_then(|(n, s)| Some((n.parse().ok()?, s.parse().ok()?)));
+                let (samples, seed) =
+                    numbers.ok_or_else(|| error(format!("'{line}' is not 'samples N seed S'")))?;
+                (spec.samples, spec.seed) = (samples, seed);
+            } else if let Some(rest) = line.strip_prefix("grid ") {
+                let (key, values) = rest
+                    .split_once(" = [")
+                    .and_then(|(k, v)| Some((k, v.strip_suffix(']')?)))
+                    .ok_or_else(|| error(format!("'{line}' is not 'grid KEY = [V | ...]'")))?;
+                spec.grid.push(GridAxis {
+                    key: key.to_string(),
+                    values: toml_values(values.split(" | ")),
+                });
+            } else if let Some(rest) = line.strip_prefix("sample ") {
+                let (key, debug) = rest
+                    .split_once(" = ")
+                    .ok_or_else(|| error(format!("'{line}' is not 'sample KEY = ...'")))?;
+                let distribution = Distribution::from_debug(debug)
+                    .ok_or_else(|| error(format!("'{debug}' is not a distribution")))?;
+                spec.sampled.push(SampleAxis {
+                    key: key.to_string(),
+                    distribution,
+                });
+            } else {
+                return Err(error(format!("'{line}' is not a grid or sample line")));
+            }
+        }
+        if spec.canonical() != text {
+            return Err(error("does not read back as itself: edited".into()));
+        }
+        Ok(spec)
+    }
+}
+
+/// Joins consecutive `pieces` with ` | ` until each is a TOML value (the
+/// rest, if none is, as one value).
+fn toml_values<'a>(pieces: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let is_value = |v: &str| toml::from_str::<toml::Table>(&format!("x = {v}")).is_ok();
+    let mut values = Vec::new();
+    let mut current: Option<String> = None;
+    for piece in pieces {
+        let joined = match current.take() {
+            Some(c) => format!("{c} | {piece}"),
+            None => piece.to_string(),
+        };
+        if is_value(&joined) {
+            values.push(joined);
+        } else {
+            current = Some(joined);
+        }
+    }
+    values.extend(current);
+    values
 }
 
 /// The seed of point `p` of a sweep seeded with `seed`: the first
@@ -236,6 +310,33 @@ impl SplitMix64 {
 }
 
 impl Distribution {
+    /// Reads the `Debug` text `canonical` writes (`Uniform { low: 0.5,
+    /// high: 1.5 }`) back.
+    fn from_debug(text: &str) -> Option<Distribution> {
+        let (name, fields) = text.strip_suffix(" }")?.split_once(" { ")?;
+        let mut numbers = fields.split(", ").map(|f| f.split_once(": "));
+        let mut next = |want: &str| match numbers.next()? {
+            Some((key, value)) if key == want => value.parse::<f64>().ok(),
+            _ => None,
+        };
+        let distribution = match name {
+            "Uniform" => Distribution::Uniform {
+                low: next("low")?,
+                high: next("high")?,
+            },
+            "Normal" => Distribution::Normal {
+                mean: next("mean")?,
+                sd: next("sd")?,
+            },
+            "LogUniform" => Distribution::LogUniform {
+                low: next("low")?,
+                high: next("high")?,
+            },
+            _ => return None,
+        };
+        numbers.next().is_none().then_some(distribution)
+    }
+
     fn draw(&self, rng: &mut SplitMix64) -> f64 {
         match *self {
             Distribution::Uniform { low, high } => low + (high - low) * rng.unit(),

@@ -4,7 +4,7 @@
 //! every run of the plan and states which are missing.
 
 use super::shard::Selection;
-use super::table::{SweepRow, SweepTable};
+use super::table::{PlanSource, SweepRow, SweepTable};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -63,6 +63,14 @@ pub fn table_from_json(
         .iter()
         .map(|r| SweepRow::from_json(r).map_err(&error))
         .collect::<Result<Vec<_>, _>>()?;
+    let source = match json.get("spec") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(PlanSource {
+            spec: text("spec")?,
+            scenario_text: text("scenario_text")?,
+            scenario_path: PathBuf::from(text("scenario_path")?),
+        }),
+    };
     let table = SweepTable {
         scenario: text("scenario")?,
         plots: field("plots")?.as_bool().unwrap_or(false),
@@ -72,6 +80,7 @@ pub fn table_from_json(
         points,
         variants: list("variants")?,
         plan_hash: text("plan_hash")?,
+        source,
         selection,
         rows,
         runs_total: count("runs_total")?,
@@ -198,6 +207,7 @@ pub fn merge_tables(tables: Vec<(PathBuf, SweepTable)>) -> Result<SweepTable, Sw
                 ),
             });
         }
+        merged.source = merged.source.or(table.source);
         add(&file, table.rows)?;
     }
     merged.rows = rows.into_iter().flatten().collect();

@@ -8,11 +8,16 @@
 //! it: the values of every key, the variant, the point's seed and the
 //! [`stable_hash`] of the point's resolved scenario.
 //!
+//! A plan is built lazily: [`SweepPlan::build`] checks every point (its
+//! scenario is built, sized and hashed, then dropped) and keeps per point
+//! only its values, seed and hash and per run its [`RunSize`]; a worker
+//! builds a run's [`Variant`] when the run starts.
+//!
 //! The library API for running elsewhere (e.g. one Ray task per run):
 //! 1. driver: `SweepSpec::parse(grid, samples, n, seed)` (see
 //!    `sweep_grid`), then [`SweepPlan::build`]`(&Scenario::parse(text,
 //!    path)?, spec)`: every point checked before anything runs;
-//!    `plan.runs.len()` runs, `plan.hash` identifies the plan;
+//!    `plan.len()` runs, `plan.hash` identifies the plan;
 //! 2. anywhere: [`run_one`]`(&scenario, &spec, i, &stop)` builds and runs
 //!    run `i` alone and returns its [`SweepRow`]; `row.to_json()` /
 //!    `SweepRow::from_json` carry it back;
@@ -22,10 +27,10 @@
 
 use super::grid::{SweepPoint, SweepSpec};
 use super::shard::Selection;
-use super::table::{metric_names, SweepRow, SweepTable};
+use super::table::{metric_names, PlanSource, SweepRow, SweepTable};
 use crate::scenario::stable_hash;
 use crate::scenario::summary;
-use crate::scenario::{run_variant_until, RunEstimate, Scenario, ScenarioError, Variant};
+use crate::scenario::{run_variant_until, RunEstimate, RunSize, Scenario, ScenarioError, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -102,7 +107,7 @@ pub fn with_parameters(
 }
 
 /// The scenario of `point`; an error names the keys and values set.
-fn point_scenario(
+pub(super) fn point_scenario(
     base: &Scenario,
     keys: &[String],
     point: &SweepPoint,
@@ -130,7 +135,7 @@ fn point_scenario(
 /// is the same wherever the repository lies), and the hash of the URDF's
 /// content (so an edited robot file under the same path changes it; its
 /// meshes are not included).
-fn resolved_text(scenario: &Scenario) -> String {
+pub(super) fn resolved_text(scenario: &Scenario) -> String {
     let mut text = toml::to_string(&scenario.file).unwrap_or_default();
     if let Some(urdf) = scenario.urdf_path() {
         // The scenario has been built, so the file was read; should it have
@@ -143,22 +148,21 @@ fn resolved_text(scenario: &Scenario) -> String {
     text
 }
 
-/// Most runs (points x variants) a sweep may hold. A plan builds every run
-/// before the first one starts: 10,000 point-mass points of two variants
-/// took 525 MB, so 20,000 runs stay far below the machine's memory even
-/// for robots several times heavier, and the run-length budget
-/// ([`RunEstimate`]) still bounds their steps.
-pub const MAX_SWEEP_RUNS: usize = 20_000;
+/// Most runs (points x variants) a sweep may hold, checked before any
+/// point is built. A plan keeps per point only its values, seed and hash
+/// and per run its [`RunSize`]; what grows with the runs is the table,
+/// every row and its summary kept until `sweep.json` is written. Measured
+/// (peak resident memory, `/usr/bin/time -v`, debug build) on 10,000
+/// sampled point-mass points of two variants (`duration = 0.002`,
+/// `plots = false`): the plan alone (`--run-index 0`) 514 MB (50 kB per
+/// point) when every run was built up front, 17.5 MB now (0.5 kB per
+/// point, 12.7 MB for 10 points); the whole sweep 671 MB before, 408 MB
+/// now (about 20 kB per run, nearly all rows and the `sweep.json` text).
+/// 100,000 runs then take about 2 GB.
+pub const MAX_SWEEP_RUNS: usize = 100_000;
 
-/// One run of a sweep: its point and one variant built with it.
-#[derive(Clone, Debug)]
-pub struct SweepRun {
-    pub point: usize,
-    pub variant: Variant,
-}
-
-/// A sweep ready to run: every point's scenario built and checked before
-/// anything runs.
+/// A sweep ready to run: every point's scenario checked before anything
+/// runs; each run's [`Variant`] is built when the run starts.
 #[derive(Clone, Debug)]
 pub struct SweepPlan {
     pub spec: SweepSpec,
@@ -167,14 +171,66 @@ pub struct SweepPlan {
     pub point_hashes: Vec<String>,
     /// The variants' names, in the scenario's order.
     pub variants: Vec<String>,
-    /// Every run, in (point, variant) order: run `i` is `runs[i]`.
-    pub runs: Vec<SweepRun>,
     /// [`stable_hash`] of the base scenario and the spec: shards of one
     /// plan carry the same hash.
     pub hash: String,
-    scenario_name: String,
+    /// The base scenario each run's point is built from.
+    scenario: Scenario,
+    /// The base scenario's resolved text (part of the hash).
+    scenario_text: String,
+    /// Each run's size, measured when its point was checked.
+    sizes: Vec<RunSize>,
     plots: bool,
     warnings: Vec<String>,
+}
+
+/// `error` of point `p` said with the point: its index and the values of
+/// the keys (a key the error names is then the scenario's, e.g. a value
+/// out of range).
+fn at_point(error: ScenarioError, p: usize, keys: &[String], point: &SweepPoint) -> ScenarioError {
+    match error {
+        ScenarioError::Invalid {
+            file,
+            line,
+            key,
+            message,
+        } => ScenarioError::Invalid {
+            file,
+            line,
+            key,
+            message: format!(
+                "{message} (at point {p} of the sweep: {})",
+                keys.iter()
+                    .zip(&point.values)
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+        other => other,
+    }
+}
+
+/// Point `point`'s scenario and its variant `v` built from `base`.
+fn build_run(
+    base: &Scenario,
+    keys: &[String],
+    p: usize,
+    point: &SweepPoint,
+    v: usize,
+) -> Result<(Scenario, Variant), ScenarioError> {
+    let s = point_scenario(base, keys, point)?;
+    let variant = s
+        .variants()?
+        .into_iter()
+        .nth(v)
+        .ok_or_else(|| ScenarioError::Invalid {
+            file: base.path.clone(),
+            line: 1,
+            key: "variants".into(),
+            message: format!("point {p} has no variant {v}: a sweep must keep the variants"),
+        })?;
+    Ok((s, variant))
 }
 
 impl SweepPlan {
@@ -183,9 +239,11 @@ impl SweepPlan {
         SweepPlan::build(scenario, SweepSpec::one_key(key, values))
     }
 
-    /// Builds and checks every run of `scenario` over the points of `spec`.
-    /// Refuses a spec without points, a key the scenario does not have
-    /// (named), and any point whose scenario is not valid.
+    /// Checks every point of `spec` on `scenario`: each point's scenario
+    /// is built, its runs sized and its hash taken, then dropped. Refuses
+    /// a spec without points, more than [`MAX_SWEEP_RUNS`] runs (before
+    /// building any point), a key the scenario does not have (named), and
+    /// any point whose scenario is not valid.
     pub fn build(scenario: &Scenario, spec: SweepSpec) -> Result<Self, ScenarioError> {
         let keys = spec.keys();
         let invalid = |key: &str, message: String| ScenarioError::Invalid {
@@ -200,18 +258,17 @@ impl SweepPlan {
         if keys.is_empty() {
             return Err(invalid("", "nothing to sweep: no key given".into()));
         }
-        // Every run is built before the sweep starts: size the plan before
-        // building it (a million sampled points aborted, out of memory).
-        let runs_wanted = spec
-            .len()
-            .saturating_mul(scenario.file.variants.len().max(1));
+        // Size the plan before checking its points: a million sampled
+        // points took minutes to check and their rows more memory than
+        // there was.
+        let per_point = scenario.file.variants.len().max(1);
+        let runs_wanted = spec.len().saturating_mul(per_point);
         if runs_wanted > MAX_SWEEP_RUNS {
             return Err(invalid(
                 &keys.join(", "),
                 format!(
-                    "the sweep has {} points x {} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every run is built (its models and workspaces, about 25 kB for the point mass and more for robots) before the first one starts; sweep fewer points, or split the sweep into separate ones",
+                    "the sweep has {} points x {per_point} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every point is checked before the first run starts and every row (about 20 kB with its summary and its share of sweep.json) is kept until the table is written; sweep fewer points, or split the sweep into separate ones",
                     spec.len(),
-                    scenario.file.variants.len().max(1)
                 ),
             ));
         }
@@ -234,12 +291,13 @@ impl SweepPlan {
                 return Err(unknown(message));
             }
         }
-        let mut runs = Vec::new();
+        let mut sizes = Vec::with_capacity(runs_wanted);
         let mut point_hashes = Vec::with_capacity(points.len());
         let mut variants = Vec::new();
         for (p, point) in points.iter().enumerate() {
-            let s = point_scenario(scenario, &keys, point)?;
-            let built = s.variants()?;
+            let at_point = |e| at_point(e, p, &keys, point);
+            let s = point_scenario(scenario, &keys, point).map_err(at_point)?;
+            let built = s.variants().map_err(at_point)?;
             let names: Vec<String> = built.iter().map(|v| v.name.clone()).collect();
             if p == 0 {
                 variants = names;
@@ -252,28 +310,39 @@ impl SweepPlan {
                 ));
             }
             point_hashes.push(stable_hash(&resolved_text(&s)));
-            runs.extend(
-                built
-                    .into_iter()
-                    .map(|variant| SweepRun { point: p, variant }),
-            );
+            sizes.extend(built.iter().map(|v| RunSize::measure(v, runs_wanted)));
         }
-        let hash = stable_hash(&format!(
-            "{}\n{}",
-            resolved_text(scenario),
-            spec.canonical()
-        ));
+        let scenario_text = resolved_text(scenario);
+        let hash = stable_hash(&format!("{scenario_text}\n{}", spec.canonical()));
         Ok(SweepPlan {
-            scenario_name: scenario.file.name.clone(),
             plots: scenario.file.output.plots,
             warnings: scenario.warnings().iter().map(|w| w.to_string()).collect(),
+            scenario: scenario.clone(),
+            scenario_text,
             spec,
             points,
             point_hashes,
             variants,
-            runs,
+            sizes,
             hash,
         })
+    }
+
+    /// The number of runs (points x variants).
+    pub fn len(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// Whether the plan has no run (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.sizes.is_empty()
+    }
+
+    /// Builds run `index`'s variant (its point's scenario, checked when
+    /// the plan was built).
+    pub fn variant(&self, index: usize) -> Result<Variant, ScenarioError> {
+        let (p, v) = (index / self.variants.len(), index % self.variants.len());
+        build_run(&self.scenario, &self.spec.keys(), p, &self.points[p], v).map(|(_, v)| v)
     }
 
     /// The size of the runs `selection` picks on `threads` threads.
@@ -283,12 +352,12 @@ impl SweepPlan {
 
     /// The size of the runs `selection` picks on `threads` threads.
     pub fn estimate_of(&self, selection: &Selection, threads: usize) -> RunEstimate {
-        let variants: Vec<&Variant> = selection
-            .indices(self.runs.len())
+        let sizes: Vec<RunSize> = selection
+            .indices(self.len())
             .into_iter()
-            .map(|i| &self.runs[i].variant)
+            .map(|i| self.sizes[i])
             .collect();
-        RunEstimate::of_sweep(&variants, threads)
+        RunEstimate::of_sweep(&sizes, threads)
     }
 
     /// The metrics the runs will report (see [`SweepTable::metric`]):
@@ -296,8 +365,10 @@ impl SweepPlan {
     /// first point.
     pub fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        for run in self.runs.iter().filter(|r| r.point == 0) {
-            let mut probe = run.variant.clone();
+        for v in 0..self.variants.len() {
+            let Ok(mut probe) = self.variant(v) else {
+                continue;
+            };
             probe.duration = probe.simulation.dt;
             let result = run_variant_until(probe, &mut |_| {}, &AtomicBool::new(false));
             for name in metric_names(&summary(&result)) {
@@ -309,9 +380,49 @@ impl SweepPlan {
         names
     }
 
+    /// Why `row` is not run `row.run` of this plan (its point, values,
+    /// variant, seed or scenario hash differ), if it is not.
+    pub fn check_row(&self, row: &SweepRow) -> Result<(), String> {
+        if row.run >= self.len() {
+            return Err(format!(
+                "run {} is not a run of this plan ({} runs)",
+                row.run,
+                self.len()
+            ));
+        }
+        let (p, v) = (row.run / self.variants.len(), row.run % self.variants.len());
+        let point = &self.points[p];
+        let differs = |what: &str, got: String, want: String| {
+            Err(format!(
+                "run {}: its {what} is {got}, this plan's is {want}",
+                row.run
+            ))
+        };
+        if row.point != p {
+            return differs("point", row.point.to_string(), p.to_string());
+        }
+        if row.values != point.values {
+            return differs("values", row.values.join(", "), point.values.join(", "));
+        }
+        if row.variant != self.variants[v] {
+            return differs("variant", row.variant.clone(), self.variants[v].clone());
+        }
+        if row.seed != point.seed {
+            return differs("seed", row.seed.to_string(), point.seed.to_string());
+        }
+        if row.scenario_hash != self.point_hashes[p] {
+            return differs(
+                "scenario_hash",
+                row.scenario_hash.clone(),
+                self.point_hashes[p].clone(),
+            );
+        }
+        Ok(())
+    }
+
     /// The row of run `index` from its summary.
     fn row(&self, index: usize, variant: String, summary: serde_json::Value) -> SweepRow {
-        let point = self.runs[index].point;
+        let point = index / self.variants.len();
         SweepRow {
             run: index,
             point,
@@ -328,7 +439,7 @@ impl SweepPlan {
     pub fn table(&self, mut rows: Vec<SweepRow>, selection: Selection) -> SweepTable {
         rows.sort_by_key(|r| r.run);
         SweepTable {
-            scenario: self.scenario_name.clone(),
+            scenario: self.scenario.file.name.clone(),
             plots: self.plots,
             warnings: self.warnings.clone(),
             keys: self.spec.keys(),
@@ -336,9 +447,14 @@ impl SweepPlan {
             points: self.points.iter().map(|p| p.values.clone()).collect(),
             variants: self.variants.clone(),
             plan_hash: self.hash.clone(),
+            source: Some(PlanSource {
+                spec: self.spec.canonical(),
+                scenario_text: self.scenario_text.clone(),
+                scenario_path: self.scenario.path.clone(),
+            }),
             selection,
             rows,
-            runs_total: self.runs.len(),
+            runs_total: self.len(),
         }
     }
 
@@ -349,25 +465,39 @@ impl SweepPlan {
         progress: &(dyn Fn(usize, usize) + Sync),
         stop: &AtomicBool,
     ) -> SweepTable {
-        self.run_selection(Selection::All, threads, progress, stop)
+        let on_row = |_: &SweepRow, done, total| progress(done, total);
+        self.run_selection(Selection::All, Vec::new(), threads, &on_row, stop)
     }
 
-    /// Runs the runs `selection` picks on `threads` threads;
-    /// `progress(done, total)` is called as runs finish (from the worker
-    /// threads). Setting `stop` ends the runs under way (their rows say
-    /// so) and starts no more.
+    /// Runs the runs `selection` picks that `previous` (finished rows of
+    /// this plan, kept in the table) does not hold, on `threads` threads,
+    /// building each run's variant when it starts. `on_row(row, done,
+    /// total)` is called as each run finishes (from the worker threads,
+    /// one at a time; `done` counts `previous`). Setting `stop` ends the
+    /// runs under way (their rows say so) and starts no more. A run whose
+    /// point no longer builds (its robot file changed since the plan was
+    /// built) has no row; a warning of the table says why.
     pub fn run_selection(
         self,
         selection: Selection,
+        previous: Vec<SweepRow>,
         threads: usize,
-        progress: &(dyn Fn(usize, usize) + Sync),
+        on_row: &(dyn Fn(&SweepRow, usize, usize) + Sync),
         stop: &AtomicBool,
     ) -> SweepTable {
-        let mut queue = selection.indices(self.runs.len());
-        let total = queue.len();
+        let selected = selection.indices(self.len());
+        let total = selected.len();
+        let mut held = vec![false; self.len()];
+        for row in &previous {
+            if let Some(h) = held.get_mut(row.run) {
+                *h = true;
+            }
+        }
+        let mut queue: Vec<usize> = selected.into_iter().filter(|&i| !held[i]).collect();
         queue.reverse();
         let queue = Mutex::new(queue);
-        let rows = Mutex::new(Vec::with_capacity(total));
+        let rows = Mutex::new(previous);
+        let failures = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..threads.max(1) {
                 scope.spawn(|| loop {
@@ -377,16 +507,28 @@ impl SweepPlan {
                     let Some(i) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() else {
                         break;
                     };
-                    let result = run_variant_until(self.runs[i].variant.clone(), &mut |_| {}, stop);
+                    let variant = match self.variant(i) {
+                        Ok(variant) => variant,
+                        Err(e) => {
+                            let mut failures = failures.lock().unwrap_or_else(|e| e.into_inner());
+                            failures.push(format!("run {i} could not be built: {e}"));
+                            continue;
+                        }
+                    };
+                    let result = run_variant_until(variant, &mut |_| {}, stop);
                     let row = self.row(i, result.name.clone(), summary(&result));
                     let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
+                    on_row(&row, rows.len() + 1, total);
                     rows.push(row);
-                    progress(rows.len(), total);
                 });
             }
         });
         let rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
-        self.table(rows, selection)
+        let mut table = self.table(rows, selection);
+        table
+            .warnings
+            .extend(failures.into_inner().unwrap_or_else(|e| e.into_inner()));
+        table
     }
 }
 
@@ -401,7 +543,7 @@ pub fn run_one(
     stop: &AtomicBool,
 ) -> Result<SweepRow, ScenarioError> {
     let variants = scenario.file.variants.len().max(1);
-    let total = spec.len() * variants;
+    let total = spec.len().saturating_mul(variants);
     if index >= total {
         return Err(ScenarioError::Invalid {
             file: scenario.path.clone(),
@@ -415,17 +557,7 @@ pub fn run_one(
     }
     let (p, v) = (index / variants, index % variants);
     let point = spec.point(p);
-    let s = point_scenario(scenario, &spec.keys(), &point)?;
-    let variant = s
-        .variants()?
-        .into_iter()
-        .nth(v)
-        .ok_or_else(|| ScenarioError::Invalid {
-            file: scenario.path.clone(),
-            line: 1,
-            key: "variants".into(),
-            message: format!("point {p} has no variant {v}: a sweep must keep the variants"),
-        })?;
+    let (s, variant) = build_run(scenario, &spec.keys(), p, &point, v)?;
     let result = run_variant_until(variant, &mut |_| {}, stop);
     Ok(SweepRow {
         run: index,

@@ -127,6 +127,21 @@ const COLUMNS: [&str; 9] = [
     "interrupted",
 ];
 
+/// What a plan was made of, kept in `sweep.json` so that its points,
+/// seeds and hashes can be recomputed (see `sweep merge`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanSource {
+    /// [`SweepSpec::canonical`](super::SweepSpec::canonical).
+    pub spec: String,
+    /// The base scenario's resolved text (every default written out, and
+    /// the hash of its URDF's content): with `spec`, what the plan hash is
+    /// the hash of.
+    pub scenario_text: String,
+    /// The base scenario's file, as it was given (relative paths in the
+    /// text resolve against it).
+    pub scenario_path: PathBuf,
+}
+
 /// One line of a sweep's plot (see [`SweepTable::series`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepLine {
@@ -144,7 +159,8 @@ pub struct SweepTable {
     pub scenario: String,
     /// Whether the scenario writes plots.
     pub plots: bool,
-    /// What the robot loader changed (as `warning:` lines).
+    /// What the robot loader changed (as `warning:` lines), and runs that
+    /// could not be built when they were to start.
     pub warnings: Vec<String>,
     /// The dotted keys swept: the grid's, then the sampled ones.
     pub keys: Vec<String>,
@@ -155,6 +171,9 @@ pub struct SweepTable {
     pub variants: Vec<String>,
     /// The hash of the plan the runs belong to.
     pub plan_hash: String,
+    /// The spec and scenario of the plan (None in tables written before
+    /// `sweep.json` kept them).
+    pub source: Option<PlanSource>,
     /// The runs this table is meant to hold.
     pub selection: Selection,
     /// The rows of the runs that started, in run order.
@@ -327,14 +346,18 @@ impl SweepTable {
         csv
     }
 
-    /// `sweep.json`: the plan (keys, points, variants, hash), which runs
-    /// the table holds and which of them are missing, whether the whole
-    /// sweep is complete, and every row.
+    /// `sweep.json`: the plan (keys, points, variants, hash, the spec and
+    /// scenario it was made of), which runs the table holds and which of
+    /// them are missing, whether the whole sweep is complete, and every row.
     pub fn json(&self) -> Value {
+        let source = self.source.as_ref();
         json!({
             "scenario": self.scenario,
             "plots": self.plots,
             "plan_hash": self.plan_hash,
+            "spec": source.map(|s| &s.spec),
+            "scenario_text": source.map(|s| &s.scenario_text),
+            "scenario_path": source.map(|s| s.scenario_path.to_string_lossy()),
             "keys": self.keys,
             "grid_keys": self.grid_keys,
             "points": self.points,

@@ -253,7 +253,7 @@ fn a_sweep_table_has_one_value_per_point_and_variant_and_its_plots() {
     let scenario = quick_point_mass(&dir, true);
     let values: Vec<String> = ["0", "-2", "-5"].map(String::from).to_vec();
     let plan = SweepPlan::new(&scenario, "variants[1].factorization.beta", &values).unwrap();
-    assert_eq!(plan.runs.len(), 6);
+    assert_eq!(plan.len(), 6);
     let names = plan.metric_names();
     for m in DEFAULT_METRICS.iter().chain(&["max_abs_q[2]"]) {
         assert!(names.iter().any(|n| n == m), "{m} not in {names:?}");

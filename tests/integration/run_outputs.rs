@@ -397,7 +397,7 @@ fn a_sweep_folder_has_a_manifest() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         manifest(&out)["files"],
-        serde_json::json!(["sweep.csv", "sweep.json"])
+        serde_json::json!(["rows.jsonl", "sweep.csv", "sweep.json"])
     );
     assert_eq!(files(&dir), ["out", "s.toml"]);
 }

@@ -51,7 +51,7 @@ fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
     .unwrap();
     assert_eq!(spec.len(), 6);
     let plan = SweepPlan::build(&scenario, spec.clone()).unwrap();
-    assert_eq!(plan.runs.len(), 12);
+    assert_eq!(plan.len(), 12);
     let values: Vec<Vec<String>> = plan.points.iter().map(|p| p.values.clone()).collect();
     assert_eq!(
         values,
@@ -391,7 +391,12 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
     let s = scenario.to_str().unwrap();
     let out = dir.join("out");
     let o = out.to_str().unwrap();
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
+        (
+            // A later point out of range: named with its point and values.
+            &["--sample", "estimate.scale=normal(1,5)", "--samples", "50"],
+            "estimate.scale: must be a positive number (at point ",
+        ),
         (&["--grid", "controller.kdd=1,2"], "controller.kdd"),
         (&["--grid", "nothing.here=1"], "nothing.here"),
         (
@@ -461,7 +466,7 @@ fn a_diverging_run_is_a_row_marked_diverged() {
         "sweep",
         scenario.to_str().unwrap(),
         "--grid",
-        "controller.kp=10,1e12",
+        "controller.kp=10,1e8",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -587,11 +592,27 @@ fn merge_refuses_a_shard_without_manifest_a_moved_row_and_an_edited_hash() {
     );
     assert!(!dir.join("refused").exists());
 
-    // (3) Run 0's scenario hash edited: run 1 (the other variant of point
-    // 0, in the other shard) carries the true one.
+    // (3) Run 0's scenario hash edited: recomputed from the spec and the
+    // scenario sweep.json keeps, its point hashes otherwise.
     let rehashed = copy_folder(&shards[0], &dir.join("rehashed"));
     let mut json = read_json(&rehashed.join("sweep.json"));
     json["runs"][0]["scenario_hash"] = "0123456789abcdef".into();
+    std::fs::write(rehashed.join("sweep.json"), json.to_string()).unwrap();
+    let (ok, err) = merge(&[&rehashed, &shards[1]], &dir.join("refused"));
+    assert!(
+        !ok && err.contains(&format!(
+            "{}: run 0: scenario_hash 0123456789abcdef, but its point's scenario hashes to ",
+            rehashed.join("sweep.json").display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
+
+    // (4) The same edit in a table without its spec (as older versions
+    // wrote them): only the other shard's run 1 of point 0 catches it.
+    for field in ["spec", "scenario_text", "scenario_path"] {
+        json.as_object_mut().unwrap().remove(field);
+    }
     std::fs::write(rehashed.join("sweep.json"), json.to_string()).unwrap();
     let (ok, err) = merge(&[&rehashed, &shards[1]], &dir.join("refused"));
     assert!(
@@ -602,8 +623,226 @@ fn merge_refuses_a_shard_without_manifest_a_moved_row_and_an_edited_hash() {
             && err.contains(&format!(
                 "run 0 of the same point in {}",
                 rehashed.join("sweep.json").display()
-            )),
+            ))
+            && err.contains("written without its spec"),
         "{err}"
     );
     assert!(!dir.join("refused").exists());
+}
+
+/// An edit of a sweep.json.
+type Edit = fn(&mut Value);
+
+/// `sweep merge` recomputes from the spec and scenario each sweep.json
+/// keeps the plan hash, every point's values and seed: an edit that keeps
+/// the table consistent with itself (and so passes the checks of issue 38
+/// B) is refused, naming the shard and what differs.
+#[test]
+fn merge_recomputes_points_seeds_and_the_plan_hash_from_the_spec() {
+    let dir = scratch("respec");
+    let scenario = point_mass(&dir, 0.05);
+    let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let o = sweep(&scenario, out, &["--shard", &format!("{}/2", k + 1)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let json = read_json(&shards[0].join("sweep.json"));
+    let spec = SweepSpec::from_canonical(json["spec"].as_str().unwrap()).unwrap();
+    assert_eq!(spec.len(), json["points"].as_array().unwrap().len());
+    assert!(json["scenario_text"]
+        .as_str()
+        .unwrap()
+        .contains("point_mass"));
+    let edits: [(&str, Edit, &str); 3] = [
+        (
+            // Point 1's value changed in the plan and in its rows alike.
+            "values",
+            |j| {
+                j["points"][1][0] = "5".into();
+                for r in j["runs"].as_array_mut().unwrap() {
+                    if r["point"] == 1 {
+                        r["values"][0] = "5".into();
+                    }
+                }
+            },
+            "point 1 has the values 5, 1, ",
+        ),
+        (
+            "seed",
+            |j| j["runs"][0]["seed"] = 12345.into(),
+            "run 0: seed 12345, but its spec gives point 0 the seed ",
+        ),
+        (
+            "hash",
+            |j| j["plan_hash"] = "0000000000000000".into(),
+            "plan_hash 0000000000000000 is not the hash of its spec and scenario_text",
+        ),
+    ];
+    for (name, edit, expected) in edits {
+        let edited = copy_folder(&shards[0], &dir.join(name));
+        let mut json = read_json(&edited.join("sweep.json"));
+        edit(&mut json);
+        std::fs::write(edited.join("sweep.json"), json.to_string()).unwrap();
+        let (ok, err) = merge(&[&edited, &shards[1]], &dir.join("refused"));
+        let file = edited.join("sweep.json");
+        assert!(
+            !ok && err.contains(&format!("{}: {expected}", file.display())),
+            "{name}: {err}"
+        );
+        assert!(!dir.join("refused").exists());
+    }
+}
+
+/// The canonical spec kept in sweep.json reads back as the spec: grid
+/// values with ` | ` inside, every distribution, the seed.
+#[test]
+fn the_canonical_spec_reads_back() {
+    let spec = SweepSpec::parse(
+        &strings(&["a.b=1,-2.5e-7,\"x | y\",[1.0, 2.0]", "c=true,'q | r | s'"]),
+        &strings(&[
+            "d=uniform(0.1,0.30000000000000004)",
+            "e=normal(-1,2.5)",
+            "f=loguniform(1e-9,1e9)",
+        ]),
+        Some(3),
+        u64::MAX,
+    )
+    .unwrap();
+    let back = SweepSpec::from_canonical(&spec.canonical()).unwrap();
+    assert_eq!(back, spec);
+    assert_eq!(back.point(17), spec.point(17));
+    let edited = spec.canonical().replace("samples 3", "samples x");
+    assert!(SweepSpec::from_canonical(&edited).is_err());
+}
+
+/// The running sweep's row stream (rows.jsonl in its staging folder).
+fn live_stream(dir: &Path, out: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!(".{out}.partial-"))
+        })
+        .map(|e| e.path().join("rows.jsonl"))
+}
+
+/// Issue 38, finding 5: a sweep killed (SIGKILL) midway leaves the rows of
+/// its finished runs on disk, one JSON object per line; `--resume` keeps
+/// them (the same rows, their timing included: not run again) and runs only
+/// the others, giving the table of an uninterrupted sweep.
+#[test]
+fn a_killed_sweep_leaves_its_rows_and_resume_runs_only_the_rest() {
+    let dir = scratch("killed");
+    let scenario = point_mass(&dir, 2.0);
+    let args = [
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--sample",
+        "estimate.scale=uniform(0.5,1.5)",
+        "--samples",
+        "40",
+    ];
+    let out = dir.join("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let stream = loop {
+        let lines = live_stream(&dir, "out")
+            .and_then(|s| Some((std::fs::read_to_string(&s).ok()?.lines().count(), s)));
+        match lines {
+            Some((n, s)) if n >= 5 => break s,
+            _ if child.try_wait().unwrap().is_some() => panic!("the sweep ended before its kill"),
+            _ => assert!(start.elapsed().as_secs() < 120, "no rows streamed"),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(!out.exists(), "a killed sweep commits nothing");
+    let text = std::fs::read_to_string(&stream).unwrap();
+    let kept: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(kept.len() >= 5 && kept.len() < 80, "{} rows", kept.len());
+    assert!(kept.iter().all(|r| r["plan_hash"].is_string()));
+
+    let mut resumed = args.to_vec();
+    resumed.extend(["--out", out.to_str().unwrap(), "--resume"]);
+    let o = run(&resumed);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let finished: Vec<&Value> = kept.iter().filter(|r| r["status"] == "finished").collect();
+    assert!(
+        err.contains(&format!(
+            "resuming: {} runs already finished",
+            finished.len()
+        )),
+        "{err}"
+    );
+    let json = read_json(&out.join("sweep.json"));
+    assert_eq!(json["complete"], true);
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 80);
+    for row in &finished {
+        let i = row["run"].as_u64().unwrap() as usize;
+        assert_eq!(
+            runs[i]["summary"]["wall_time_s"], row["summary"]["wall_time_s"],
+            "run {i} ran again"
+        );
+    }
+    // The stream stays beside the table, every row once.
+    let stream = std::fs::read_to_string(out.join("rows.jsonl")).unwrap();
+    assert_eq!(stream.lines().count(), 80);
+    // The same table as an uninterrupted sweep.
+    let whole = dir.join("whole");
+    let mut fresh = args.to_vec();
+    fresh.extend(["--out", whole.to_str().unwrap()]);
+    assert!(run(&fresh).status.success());
+    assert_eq!(csv_without_timing(&out), csv_without_timing(&whole));
+    assert_eq!(runs_without_timing(&out), runs_without_timing(&whole));
+
+    // Resuming another sweep's folder (another seed: another plan) is refused.
+    let mut other = resumed.clone();
+    other.extend(["--seed", "8"]);
+    let o = run(&other);
+    assert!(
+        !o.status.success() && stderr(&o).contains("another sweep's rows"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(read_json(&out.join("sweep.json")), json, "left as it was");
+}
+
+/// A plan keeps no run built: each is built when it starts, so a robot file
+/// gone after the plan was checked costs its runs (missing, with the
+/// reason among the table's warnings), nothing else.
+#[test]
+fn runs_are_built_when_they_start() {
+    let dir = scratch("lazy");
+    hashes_with_robot(&dir, |t| t);
+    let scenario = Scenario::load(dir.join("s.toml")).unwrap();
+    let spec = SweepSpec::parse(&strings(&["controller.kd=1,2"]), &[], None, 0).unwrap();
+    let plan = SweepPlan::build(&scenario, spec).unwrap();
+    assert_eq!(plan.len(), 2);
+    assert_eq!(plan.variant(1).unwrap().name, "default");
+    std::fs::remove_file(dir.join("robot.urdf")).unwrap();
+    assert!(plan.variant(1).is_err());
+    let table = plan.run(1, &|_, _| {}, &AtomicBool::new(false));
+    assert_eq!(table.missing(), [0, 1]);
+    assert!(
+        table
+            .warnings
+            .iter()
+            .any(|w| w.contains("run 1 could not be built")),
+        "{:?}",
+        table.warnings
+    );
 }

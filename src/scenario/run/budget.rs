@@ -50,19 +50,32 @@ pub struct RunEstimate {
     pub seconds_per_step: f64,
 }
 
-/// One variant's size and measured cost.
-struct Size {
+/// One variant's size and measured cost: a few numbers, so that a sweep
+/// can keep one per run without keeping the run's models.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSize {
     steps: f64,
     samples: f64,
     sample_bytes: f64,
     csv_bytes: f64,
     seconds: f64,
+    /// Duration, step and record period, seconds.
+    periods: [f64; 3],
 }
 
-impl Size {
+impl RunSize {
+    /// Measures `variant` as one of `runs` runs sized together (they share
+    /// the timing budget): see [`RunSize::of`].
+    pub fn measure(variant: &Variant, runs: usize) -> RunSize {
+        RunSize::of(
+            variant,
+            TIMING_BUDGET / runs.clamp(1, u32::MAX as usize) as u32,
+        )
+    }
+
     /// Counts `variant`'s steps and samples, and times up to
     /// [`TIMED_STEPS`] of its steps (on a copy) within `budget`.
-    fn of(variant: &Variant, budget: Duration) -> Size {
+    fn of(variant: &Variant, budget: Duration) -> RunSize {
         let steps = variant.steps();
         // (duration / record_period when both counts overflow to infinity)
         let samples = (1.0 + (steps / variant.record_every()).ceil())
@@ -89,12 +102,17 @@ impl Size {
         let start = Instant::now();
         sim.sample();
         let sample_cost = start.elapsed().as_secs_f64();
-        Size {
+        RunSize {
             steps,
             samples,
             sample_bytes,
             csv_bytes: samples * row_numbers as f64 * CSV_BYTES_PER_NUMBER,
             seconds: steps * step_cost + samples * sample_cost,
+            periods: [
+                variant.duration,
+                variant.simulation.dt,
+                variant.record_period,
+            ],
         }
     }
 }
@@ -103,37 +121,37 @@ impl RunEstimate {
     /// The variants of one `run`, one after the other; every recording is
     /// kept until the results are written.
     pub fn of_run(variants: &[Variant]) -> RunEstimate {
-        RunEstimate::combine(&variants.iter().collect::<Vec<_>>(), 1, true)
+        let sizes: Vec<RunSize> = variants
+            .iter()
+            .map(|v| RunSize::measure(v, variants.len()))
+            .collect();
+        RunEstimate::combine(&sizes, 1, true)
     }
 
-    /// The runs of a sweep on `threads` threads; each recording is kept
-    /// only until its summary is made.
-    pub fn of_sweep(runs: &[&Variant], threads: usize) -> RunEstimate {
+    /// The runs of a sweep (each measured by [`RunSize::measure`]) on
+    /// `threads` threads; each recording is kept only until its summary is
+    /// made.
+    pub fn of_sweep(runs: &[RunSize], threads: usize) -> RunEstimate {
         RunEstimate::combine(runs, threads.clamp(1, runs.len().max(1)), false)
     }
 
-    fn combine(variants: &[&Variant], threads: usize, keep_all: bool) -> RunEstimate {
-        let budget = TIMING_BUDGET / variants.len().max(1) as u32;
-        let sizes: Vec<Size> = variants.iter().map(|v| Size::of(v, budget)).collect();
-        let sum = |f: &dyn Fn(&Size) -> f64| sizes.iter().map(f).sum::<f64>();
-        let max = |f: &dyn Fn(&Size) -> f64| sizes.iter().map(f).fold(0.0, f64::max);
-        let recording = |s: &Size| s.samples * s.sample_bytes;
+    fn combine(sizes: &[RunSize], threads: usize, keep_all: bool) -> RunEstimate {
+        let sum = |f: &dyn Fn(&RunSize) -> f64| sizes.iter().map(f).sum::<f64>();
+        let max = |f: &dyn Fn(&RunSize) -> f64| sizes.iter().map(f).fold(0.0, f64::max);
+        let recording = |s: &RunSize| s.samples * s.sample_bytes;
         let memory = if keep_all {
             sum(&recording) + max(&|s| s.csv_bytes)
         } else {
             threads as f64 * max(&recording)
         };
         let steps = sum(&|s| s.steps);
-        let longest = variants
+        let longest = sizes
             .iter()
-            .zip(&sizes)
-            .max_by(|a, b| a.1.steps.total_cmp(&b.1.steps))
-            .map_or([0.0; 3], |(v, _)| {
-                [v.duration, v.simulation.dt, v.record_period]
-            });
+            .max_by(|a, b| a.steps.total_cmp(&b.steps))
+            .map_or([0.0; 3], |s| s.periods);
         let seconds = sum(&|s| s.seconds) / threads as f64;
         RunEstimate {
-            runs: variants.len(),
+            runs: sizes.len(),
             steps,
             max_run_steps: max(&|s| s.steps),
             longest,
