@@ -30,6 +30,18 @@ pub(crate) fn error(e: impl std::fmt::Display) -> PyErr {
     Error::new_err(e.to_string())
 }
 
+/// Refuses an empty path as the command line does ("a value is required"),
+/// naming the argument; the file reader's message would name nothing
+/// (": cannot read file").
+pub(crate) fn given(path: &std::path::Path, name: &str) -> PyResult<()> {
+    if path.as_os_str().is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{name}: a path is required, not an empty one"
+        )));
+    }
+    Ok(())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;

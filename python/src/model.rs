@@ -66,6 +66,7 @@ impl Model {
     #[staticmethod]
     #[pyo3(signature = (path, root = "fixed", mimic = false, strict = false))]
     fn from_urdf(path: PathBuf, root: &str, mimic: bool, strict: bool) -> PyResult<Self> {
+        crate::given(&path, "path")?;
         let root = match root {
             "fixed" => RootJoint::Fixed,
             "free" => RootJoint::Free,

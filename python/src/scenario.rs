@@ -111,6 +111,7 @@ impl Scenario {
     /// Reads and checks a scenario file (TOML).
     #[staticmethod]
     fn load(path: PathBuf) -> PyResult<Self> {
+        crate::given(&path, "path")?;
         Ok(Scenario {
             inner: LibScenario::load(&path).map_err(error)?,
         })
@@ -144,9 +145,19 @@ impl Scenario {
 
     /// `set` with the value as TOML text (`"2.5"`, `"[1.0, 2.0]"`, `"'classic'"`).
     fn set_toml(&mut self, key: &str, value: &str) -> PyResult<()> {
+        // A value of the wrong type inside a tagged table (`controller.kd =
+        // true`) fails with a message naming neither the key nor its line.
+        let named = |e: String| {
+            if e.contains(key) {
+                error(e)
+            } else {
+                error(format!("{key}: {e}"))
+            }
+        };
         let text = with_parameters(&self.inner, &[key.to_string()], &[value.to_string()])
-            .map_err(error)?;
-        self.inner = LibScenario::parse(&text, &self.inner.path).map_err(error)?;
+            .map_err(|e| named(e.to_string()))?;
+        self.inner =
+            LibScenario::parse(&text, &self.inner.path).map_err(|e| named(e.to_string()))?;
         Ok(())
     }
 

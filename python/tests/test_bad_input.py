@@ -2,6 +2,7 @@
 line's message for the library's errors."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -376,3 +377,24 @@ def test_a_value_toml_cannot_hold_is_refused_naming_the_key(value, match):
     # raised "OverflowError: Python int too large to convert to C long".
     with pytest.raises(ValueError, match=f"^controller.kd: {match}"):
         pl.Scenario.default().set("controller.kd", value)
+
+
+def test_an_empty_path_is_refused_naming_it():
+    # Found by python/tests/fuzz_driver.py: the message was
+    # ": cannot read file: No such file or directory" (the command line
+    # refuses an empty path before reading: "a value is required").
+    for load in (pl.Model.from_urdf, pl.Scenario.load):
+        with pytest.raises(ValueError, match="^path: a path is required"):
+            load("")
+
+
+@pytest.mark.parametrize(
+    "key,value", [("controller.kd", True), ("controller.kd", "x"), ("simulation.integrator", 2.0)]
+)
+def test_a_value_of_the_wrong_type_is_refused_naming_the_key(key, value):
+    # Found by python/tests/fuzz_driver.py: set("controller.kd", True) said
+    # "...:4:1: data did not match any variant of untagged enum Gain", and
+    # set("simulation.integrator", 2.0) "...:38:14: wanted string or table",
+    # naming neither the key nor its line.
+    with pytest.raises(pl.Error, match=f"^{re.escape(key)}: "):
+        pl.Scenario.default().set(key, value)
