@@ -693,6 +693,55 @@ fn merge_recomputes_points_seeds_and_the_plan_hash_from_the_spec() {
     }
 }
 
+/// The scenario hashes are recomputed where the scenario's robot file is:
+/// a robot edited since the shards ran is refused, naming the run; where the
+/// robot file is not found (shards run on another machine), the merge says
+/// the hashes were not recomputed and goes on.
+#[test]
+fn merge_recomputes_scenario_hashes_where_the_robot_file_is() {
+    let dir = scratch("robot-merge");
+    hashes_with_robot(&dir, |t| t);
+    let scenario = dir.join("s.toml");
+    let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let shard = format!("{}/2", k + 1);
+        let o = run(&[
+            "sweep",
+            scenario.to_str().unwrap(),
+            "--grid",
+            "controller.kd=1,2",
+            "--shard",
+            &shard,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (ok, err) = merge(&[&shards[0], &shards[1]], &dir.join("merged"));
+    assert!(ok && !err.contains("note:"), "{err}");
+    let urdf = dir.join("robot.urdf");
+    let text = std::fs::read_to_string(&urdf).unwrap();
+    std::fs::write(
+        &urdf,
+        text.replace("<mass value=\"1.1984\"", "<mass value=\"2.1984\""),
+    )
+    .unwrap();
+    let (ok, err) = merge(&[&shards[0], &shards[1]], &dir.join("refused"));
+    assert!(
+        !ok && err.contains(&format!(
+            "{}: run 0: scenario_hash ",
+            shards[0].join("sweep.json").display()
+        )) && err.contains("the robot file changed since the sweep ran"),
+        "{err}"
+    );
+    std::fs::remove_file(&urdf).unwrap();
+    let (ok, err) = merge(&[&shards[0], &shards[1]], &dir.join("elsewhere"));
+    assert!(
+        ok && err.contains("scenario hashes not recomputed, its scenario does not load here"),
+        "{err}"
+    );
+}
+
 /// The canonical spec kept in sweep.json reads back as the spec: grid
 /// values with ` | ` inside, every distribution, the seed.
 #[test]
