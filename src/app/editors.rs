@@ -120,8 +120,14 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
             changed |= gain(ui, "posture k₀ (1/s)", posture_gain);
             changed |= adaptation_editor(ui, adaptation, gamma);
         }
-        ControllerSpec::PdPlus { kp, kd } | ControllerSpec::ComputedTorque { kp, kd } => {
+        ControllerSpec::PdPlus { kp, kd }
+        | ControllerSpec::ComputedTorque { kp, kd }
+        | ControllerSpec::StancePdPlus { kp, kd } => {
             changed |= gain(ui, "K_P", kp);
+            changed |= gain(ui, "K_D", kd);
+        }
+        ControllerSpec::StanceSlotineLi { lambda, kd, .. } => {
+            changed |= gain(ui, "Λ (1/s)", lambda);
             changed |= gain(ui, "K_D", kd);
         }
         ControllerSpec::OperationalSlotineLi {

@@ -123,6 +123,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         factorization: FactorizationSpec::Christoffel,
         reference: Some(reference),
         task: None,
+        stance: None,
         initial: InitialSpec {
             q: Some(q0),
             v: None,

@@ -24,6 +24,7 @@ pub use run::output::{
 };
 pub use run::runner::{run_variant, run_variant_until, VariantResult};
 pub use run::spectra::{spectrum_summary, variant_spectra, VariantSpectra};
+pub use run::stance_metrics::{StanceMetrics, StanceProbe};
 pub use stable_hash::stable_hash;
 
 use crate::input::InputError;
@@ -83,6 +84,8 @@ pub struct Variant {
     pub record_period: f64,
     /// The task's `singular_region` (runs with a task).
     pub singular_region: Option<f64>,
+    /// What the stance metrics are computed from (runs with a `[stance]`).
+    pub stance: Option<StanceProbe>,
 }
 
 impl Scenario {

@@ -8,6 +8,7 @@ mod common;
 mod app_session;
 mod app_window;
 mod armature;
+mod balance;
 mod cli;
 mod cluster_algorithms;
 mod contact;

@@ -3,7 +3,7 @@
 
 use crate::control::{
     Adaptation, ComputedTorque, ControlLaw, OperationalPdPlus, OperationalSlotineLi, PdPlus,
-    SlotineLi, TaskSlotineLi,
+    SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
 };
 use crate::factorization::{Beta, Factorization, TorsionTerm};
 use crate::model::Model;
@@ -168,6 +168,7 @@ impl Scenario {
         model: &Model,
         task_dim: Option<usize>,
         key: &str,
+        stance_speeds: Option<usize>,
     ) -> Result<ControlLaw, ScenarioError> {
         // A free root is unactuated: gains are per joint after it.
         let n = model.nv - if model.has_free_root() { 6 } else { 0 };
@@ -198,6 +199,9 @@ impl Scenario {
             })?;
             gain(g, name, m)
         };
+        // Stance laws: one gain per independent speed of the stance manifold
+        // (the caller refuses a stance law without a [stance]).
+        let r = stance_speeds.unwrap_or(n);
         Ok(match spec {
             ControllerSpec::SlotineLi {
                 lambda,
@@ -264,6 +268,21 @@ impl Scenario {
                     posture_kd: gain(posture_kd, "posture_kd", n)?,
                 })
             }
+            ControllerSpec::StanceSlotineLi {
+                lambda,
+                kd,
+                adaptation,
+                gamma,
+                bounds,
+            } => ControlLaw::StanceSlotineLi(StanceSlotineLi {
+                lambda: gain(lambda, "lambda", r)?,
+                kd: gain(kd, "kd", r)?,
+                adaptation: self.adaptation(model, (*adaptation, gamma, bounds), key)?,
+            }),
+            ControllerSpec::StancePdPlus { kp, kd } => ControlLaw::StancePdPlus(StancePdPlus {
+                kp: gain(kp, "kp", r)?,
+                kd: gain(kd, "kd", r)?,
+            }),
         })
     }
 }

@@ -7,6 +7,7 @@ mod disturbances;
 mod model;
 mod plant;
 mod rotors;
+mod stance;
 mod task;
 
 use crate::control::{ControlError, Controller, Reference, Task};
@@ -56,6 +57,7 @@ impl Scenario {
             task: self.task(&nominal, &q0)?,
             pushes: self.disturbances(&nominal)?,
             contact_plant,
+            stance: self.stance(&nominal, &q0)?,
         };
         specs
             .into_iter()
@@ -266,14 +268,29 @@ impl Scenario {
             "controller".into()
         };
         let controller_spec = v.controller.as_ref().unwrap_or(&f.controller);
-        let law = self.control_law(controller_spec, nominal, task_dim, &ctrl_key)?;
+        let stance_speeds = match (&common.stance, controller_spec.is_stance()) {
+            (Some(s), _) => Some(s.independent_speeds),
+            (None, true) => {
+                return Err(self.invalid(
+                    &format!("{ctrl_key}.kind"),
+                    format!(
+                        "'{}' stands on the contacts of a [stance] table: add one ([[stance.contacts]])",
+                        controller_spec.kind()
+                    ),
+                ))
+            }
+            (None, false) => None,
+        };
+        let law = self.control_law(controller_spec, nominal, task_dim, &ctrl_key, stance_speeds)?;
         let q0 = common.q0;
         let reference = match &f.reference {
             Some(r) => r.clone(),
-            None if controller_spec.is_task_space() => Reference::Hold {
-                q: q0[q0.len() - (nominal.nv - if nominal.has_free_root() { 6 } else { 0 })..]
-                    .to_vec(),
-            },
+            None if controller_spec.is_task_space() || controller_spec.is_stance() => {
+                Reference::Hold {
+                    q: q0[q0.len() - (nominal.nv - if nominal.has_free_root() { 6 } else { 0 })..]
+                        .to_vec(),
+                }
+            }
             None => {
                 return Err(self.invalid(
                     &format!("{ctrl_key}.kind"),
@@ -288,18 +305,28 @@ impl Scenario {
             torsion: task_torsion,
             ..t.clone()
         });
-        let controller = Controller::new(law, factorization, reference, task, &estimate).map_err(
-            |e| match e {
-                ControlError::Reference(_) => {
-                    self.invalid("reference", format!("{e}{}", coupled_note(nominal)))
-                }
-                ControlError::Task(_) => self.invalid("task", e.to_string()),
-                ControlError::Size { .. } => {
-                    self.invalid(&ctrl_key, format!("{e}{}", coupled_note(nominal)))
-                }
-                other => self.invalid(&ctrl_key, other.to_string()),
-            },
-        )?;
+        let built = match &common.stance {
+            Some(s) if controller_spec.is_stance() => Controller::with_stance(
+                law,
+                factorization,
+                reference,
+                s.stance.clone(),
+                &estimate,
+                q0,
+            ),
+            _ => Controller::new(law, factorization, reference, task, &estimate),
+        };
+        let controller = built.map_err(|e| match e {
+            ControlError::Reference(_) => {
+                self.invalid("reference", format!("{e}{}", coupled_note(nominal)))
+            }
+            ControlError::Task(_) => self.invalid("task", e.to_string()),
+            ControlError::Stance(_) => self.invalid("stance", e.to_string()),
+            ControlError::Size { .. } => {
+                self.invalid(&ctrl_key, format!("{e}{}", coupled_note(nominal)))
+            }
+            other => self.invalid(&ctrl_key, other.to_string()),
+        })?;
         let s = &f.simulation;
         let simulation = Simulation::new(
             common.plant.clone(),
@@ -327,6 +354,10 @@ impl Scenario {
             duration: s.duration,
             record_period: s.record_period,
             singular_region: f.task.as_ref().map(|t| t.singular_region),
+            stance: common
+                .stance
+                .as_ref()
+                .map(|s| self.stance_probe(common.plant, s)),
         })
     }
 }
@@ -344,6 +375,8 @@ struct Common<'a> {
     /// The pushes, each with the only variant it pushes, if not all.
     pushes: Vec<(Option<String>, Disturbance)>,
     contact_plant: Option<ContactChoice>,
+    /// The `[stance]` resolved on the robot.
+    stance: Option<stance::ResolvedStance>,
 }
 
 /// The plant with contacts a scenario asks for.

@@ -5,6 +5,7 @@
 
 pub(crate) mod names;
 pub(crate) mod schema;
+pub(crate) mod stance_schema;
 
 use crate::input::{read_text, InputKind};
 use crate::scenario::{name_problem, variant_name_problem, Scenario, ScenarioError, ScenarioFile};

@@ -7,6 +7,8 @@ use crate::sim::{Environment, Integrator};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+pub use super::stance_schema::*;
+
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +30,10 @@ pub struct ScenarioFile {
     /// controller when given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskSpec>,
+    /// The contacts a stance controller assumes and its base reference
+    /// (recorded for any controller when given: the `stance` metrics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stance: Option<StanceSpec>,
     #[serde(default)]
     pub initial: InitialSpec,
     #[serde(default)]
@@ -336,6 +342,24 @@ pub enum ControllerSpec {
         #[serde(default = "zero_gain")]
         posture_kd: Gain,
     },
+    /// Slotine–Li on the stance manifold of `[stance]`: `lambda` and `kd`
+    /// per independent speed (the base's six `[angular; linear]` first),
+    /// optionally adaptive.
+    StanceSlotineLi {
+        lambda: Gain,
+        kd: Gain,
+        #[serde(default)]
+        adaptation: bool,
+        #[serde(default = "unit_gain")]
+        gamma: Gain,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bounds: Option<BoundsSpec>,
+    },
+    /// PD+ on the stance manifold: `kp` and `kd` per independent speed.
+    StancePdPlus {
+        kp: Gain,
+        kd: Gain,
+    },
 }
 
 impl ControllerSpec {
@@ -348,7 +372,17 @@ impl ControllerSpec {
             ControllerSpec::TaskSlotineLi { .. } => "task_slotine_li",
             ControllerSpec::OperationalSlotineLi { .. } => "operational_slotine_li",
             ControllerSpec::OperationalPdPlus { .. } => "operational_pd_plus",
+            ControllerSpec::StanceSlotineLi { .. } => "stance_slotine_li",
+            ControllerSpec::StancePdPlus { .. } => "stance_pd_plus",
         }
+    }
+
+    /// Whether the law stands on the `[stance]`.
+    pub fn is_stance(&self) -> bool {
+        matches!(
+            self,
+            ControllerSpec::StanceSlotineLi { .. } | ControllerSpec::StancePdPlus { .. }
+        )
     }
 
     /// Whether the law tracks the `[task]`.

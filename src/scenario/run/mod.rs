@@ -6,3 +6,4 @@ pub(crate) mod budget;
 pub(crate) mod output;
 pub(crate) mod runner;
 pub(crate) mod spectra;
+pub(crate) mod stance_metrics;

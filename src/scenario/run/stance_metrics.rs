@@ -1,0 +1,108 @@
+//! The stance metrics of a run with a `[stance]` (any controller): how far
+//! the CoM and the base end from their reference, how far the assumed
+//! contact points moved (slip, or a ball foot rolling), and the ground's
+//! total normal force against the robot's weight (`summary.json`'s
+//! `stance`).
+
+use crate::algorithms::{center_of_mass, forward_kinematics, frame_placement, Workspace};
+use crate::control::stance::BaseReference;
+use crate::model::Model;
+use crate::sim::Sample;
+use crate::spatial::Vec3;
+use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
+use serde::Serialize;
+
+/// What a run's metrics are computed from: the true robot, the assumed
+/// contact points and the base reference.
+#[derive(Clone, Debug)]
+pub struct StanceProbe {
+    /// The plant's model (the true robot).
+    pub model: Model,
+    /// The assumed contact points: (frame, offset in the frame); a sole's
+    /// centre.
+    pub points: Vec<(usize, Vec3)>,
+    /// The base reference (held or swaying).
+    pub base: BaseReference,
+    /// Whether the base is held (the CoM's reference is then its initial
+    /// position).
+    pub hold: bool,
+    /// The gravity's magnitude (m/s^2).
+    pub gravity: f64,
+}
+
+/// The stance metrics of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StanceMetrics {
+    /// |c(T) - c(0)|, the CoM's distance from its initial position at the
+    /// end (m); None when the base sways (the CoM then has no reference).
+    pub final_com_error_m: Option<f64>,
+    /// The base's position and orientation error against the reference at
+    /// the end: |p - p_d| (m), |log(R_d^T R)| (rad).
+    pub final_base_position_error_m: f64,
+    pub final_base_orientation_error_rad: f64,
+    /// Their largest values over the run.
+    pub max_base_position_error_m: f64,
+    pub max_base_orientation_error_rad: f64,
+    /// The largest distance any assumed contact point got from its initial
+    /// position over the run (m).
+    pub max_foot_slip_m: f64,
+    /// The ground's total normal force at the end (the plant's contacts, N),
+    /// the robot's weight m g and (force - m g) / m g.
+    pub final_normal_force_n: f64,
+    pub weight_n: f64,
+    pub final_normal_force_relative_error: f64,
+}
+
+impl StanceProbe {
+    /// The metrics over `samples` (the first is the initial state).
+    pub fn metrics(&self, samples: &[Sample]) -> Option<StanceMetrics> {
+        let first = samples.first()?;
+        let last = samples.last()?;
+        let model = &self.model;
+        let mut ws = Workspace::new(model);
+        let points = |ws: &mut Workspace, q: &[f64]| -> Vec<Vec3> {
+            forward_kinematics(model, ws, q);
+            self.points
+                .iter()
+                .map(|(frame, offset)| frame_placement(model, ws, *frame).transform_point(offset))
+                .collect()
+        };
+        let start = points(&mut ws, &first.q);
+        let c0 = center_of_mass(model, &mut ws, &first.q);
+        let mut m = StanceMetrics::default();
+        for s in samples {
+            let (dp, dr) = self.base_error(s.t, &s.q);
+            m.max_base_position_error_m = m.max_base_position_error_m.max(dp);
+            m.max_base_orientation_error_rad = m.max_base_orientation_error_rad.max(dr);
+            let now = points(&mut ws, &s.q);
+            for (a, b) in now.iter().zip(&start) {
+                m.max_foot_slip_m = m.max_foot_slip_m.max((a - b).norm());
+            }
+        }
+        let (dp, dr) = self.base_error(last.t, &last.q);
+        m.final_base_position_error_m = dp;
+        m.final_base_orientation_error_rad = dr;
+        if self.hold {
+            m.final_com_error_m = Some((center_of_mass(model, &mut ws, &last.q) - c0).norm());
+        }
+        let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
+        m.weight_n = mass * self.gravity;
+        m.final_normal_force_n = last.contact_force;
+        m.final_normal_force_relative_error = (last.contact_force - m.weight_n) / m.weight_n;
+        Some(m)
+    }
+
+    /// The base's position (m) and orientation (rad) error at time t.
+    pub fn base_error(&self, t: f64, q: &[f64]) -> (f64, f64) {
+        let d = self.base.sample(t);
+        let p = Vector3::new(q[0], q[1], q[2]);
+        let r = UnitQuaternion::from_quaternion(Quaternion::new(q[6], q[3], q[4], q[5]));
+        let r_d =
+            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(d.rotation));
+        // 2 atan2(|vec|, |w|) of R_d^-1 R: accurate near zero, where the
+        // rotation matrix's acos((tr - 1) / 2) is not (sqrt(eps) ~ 1e-8).
+        let e = (r_d.inverse() * r).into_inner();
+        let angle = 2.0 * e.imag().norm().atan2(e.w.abs());
+        ((p - d.position).norm(), angle)
+    }
+}
