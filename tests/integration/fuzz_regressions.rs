@@ -144,3 +144,12 @@ fn a_huge_link_mass_is_refused_at_load() {
         Expect::Refused(&["robot.masses", "at most 1e8 kg"]),
     );
 }
+
+#[test]
+fn an_adaptation_gain_whose_inverse_overflows_is_refused_naming_gamma() {
+    check(
+        "tiny_adaptation_gain.toml",
+        &[],
+        Expect::Refused(&["controller.gamma", "at least 1e-8"]),
+    );
+}
