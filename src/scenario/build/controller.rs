@@ -135,10 +135,18 @@ impl Scenario {
             })
         };
         let gamma = expand(gamma, "gamma")?;
-        if gamma.iter().any(|g| !(*g > 0.0 && *g <= BLOW_UP)) {
+        // The parameter storage 1/2 a~^T Gamma^-1 a~ divides by the gains:
+        // at 5e-324 it overflowed to inf (fuzz regression tiny_adaptation_gain).
+        if gamma
+            .iter()
+            .any(|g| !(*g >= 1.0 / BLOW_UP && *g <= BLOW_UP))
+        {
             return Err(self.invalid(
                 &format!("{key}.gamma"),
-                format!("adaptation gains must be positive and at most {BLOW_UP:e}"),
+                format!(
+                    "adaptation gains must be at least {:e} and at most {BLOW_UP:e}",
+                    1.0 / BLOW_UP
+                ),
             ));
         }
         let bounds = match bounds {
