@@ -151,15 +151,15 @@ pub(super) fn resolved_text(scenario: &Scenario) -> String {
 /// Most runs (points x variants) a sweep may hold, checked before any
 /// point is built. A plan keeps per point only its values, seed and hash
 /// and per run its [`RunSize`]; what grows with the runs is the table,
-/// every row and its summary kept until `sweep.json` is written. Measured
-/// (peak resident memory, `/usr/bin/time -v`, debug build) on 10,000
-/// sampled point-mass points of two variants (`duration = 0.002`,
-/// `plots = false`): the plan alone (`--run-index 0`) 514 MB (50 kB per
-/// point) when every run was built up front, 17.5 MB now (0.5 kB per
-/// point, 12.7 MB for 10 points); the whole sweep 671 MB before, 408 MB
-/// now (about 20 kB per run, nearly all rows and the `sweep.json` text).
-/// 100,000 runs then take about 2 GB.
-pub const MAX_SWEEP_RUNS: usize = 100_000;
+/// every row and its summary kept until `sweep.json` is written (as it is
+/// serialized). Measured (peak resident memory, `/usr/bin/time -v`, debug
+/// build) on 10,000 sampled point-mass points of two variants (`duration =
+/// 0.002`, `plots = false`; 12.7 MB for 10 points): the plan alone
+/// (`--run-index 0`) 514 MB (50 kB per point) when every run was built up
+/// front, 17.5 MB now (0.5 kB per point); the whole sweep 671 MB before,
+/// 141 MB now (6.4 kB per run, nearly all the rows' summaries). 200,000
+/// runs then take about 1.3 GB.
+pub const MAX_SWEEP_RUNS: usize = 200_000;
 
 /// A sweep ready to run: every point's scenario checked before anything
 /// runs; each run's [`Variant`] is built when the run starts.
@@ -267,7 +267,7 @@ impl SweepPlan {
             return Err(invalid(
                 &keys.join(", "),
                 format!(
-                    "the sweep has {} points x {per_point} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every point is checked before the first run starts and every row (about 20 kB with its summary and its share of sweep.json) is kept until the table is written; sweep fewer points, or split the sweep into separate ones",
+                    "the sweep has {} points x {per_point} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every point is checked before the first run starts and every row (about 6 kB with its summary) is kept until the table is written; sweep fewer points, or split the sweep into separate ones",
                     spec.len(),
                 ),
             ));

@@ -6,8 +6,9 @@
 //! plot of metrics against the first key.
 
 use super::shard::Selection;
-use crate::io::write_atomically;
+use crate::io::{write_atomically, write_atomically_with};
 use crate::plot::write_sweep_plot;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -350,28 +351,33 @@ impl SweepTable {
     /// scenario it was made of), which runs the table holds and which of
     /// them are missing, whether the whole sweep is complete, and every row.
     pub fn json(&self) -> Value {
+        serde_json::to_value(self.json_view()).unwrap_or_default()
+    }
+
+    /// [`SweepTable::json`] borrowing the table (nothing copied).
+    fn json_view(&self) -> TableJson<'_> {
         let source = self.source.as_ref();
-        json!({
-            "scenario": self.scenario,
-            "plots": self.plots,
-            "plan_hash": self.plan_hash,
-            "spec": source.map(|s| &s.spec),
-            "scenario_text": source.map(|s| &s.scenario_text),
-            "scenario_path": source.map(|s| s.scenario_path.to_string_lossy()),
-            "keys": self.keys,
-            "grid_keys": self.grid_keys,
-            "points": self.points,
-            "variants": self.variants,
-            "selection": self.selection.describe(),
-            "complete": self.complete(),
-            "selection_complete": self.selection_complete(),
-            "runs_total": self.runs_total,
-            "runs_selected": self.selection.indices(self.runs_total).len(),
-            "runs_finished": self.finished(),
-            "runs_missing": self.missing(),
-            "warnings": self.warnings,
-            "runs": self.rows.iter().map(SweepRow::to_json).collect::<Vec<_>>(),
-        })
+        TableJson {
+            complete: self.complete(),
+            grid_keys: self.grid_keys,
+            keys: &self.keys,
+            plan_hash: &self.plan_hash,
+            plots: self.plots,
+            points: &self.points,
+            runs: self.rows.iter().map(RowJson::of).collect(),
+            runs_finished: self.finished(),
+            runs_missing: self.missing(),
+            runs_selected: self.selection.indices(self.runs_total).len(),
+            runs_total: self.runs_total,
+            scenario: &self.scenario,
+            scenario_path: source.map(|s| s.scenario_path.to_string_lossy()),
+            scenario_text: source.map(|s| s.scenario_text.as_str()),
+            selection: self.selection.describe(),
+            selection_complete: self.selection_complete(),
+            spec: source.map(|s| s.spec.as_str()),
+            variants: &self.variants,
+            warnings: &self.warnings,
+        }
     }
 
     /// Writes `sweep.csv`, `sweep.json` and, when the scenario writes plots,
@@ -380,14 +386,72 @@ impl SweepTable {
     pub fn write(&self, dir: &Path, metrics: &[String]) -> std::io::Result<Vec<PathBuf>> {
         let csv = dir.join("sweep.csv");
         write_atomically(&csv, self.csv(metrics).as_bytes())?;
+        // Written as it is serialized: neither a copy of the rows nor the
+        // whole text is held.
         let json = dir.join("sweep.json");
-        let text = serde_json::to_string_pretty(&self.json()).unwrap_or_default();
-        write_atomically(&json, text.as_bytes())?;
+        write_atomically_with(&json, |w| {
+            serde_json::to_writer_pretty(w, &self.json_view()).map_err(std::io::Error::from)
+        })?;
         let mut out = vec![csv, json];
         if self.plots {
             out.extend(write_sweep_plot(dir, &self.scenario, self, metrics)?);
         }
         Ok(out)
+    }
+}
+
+/// `sweep.json` borrowed from a [`SweepTable`]; the fields in the sorted
+/// order a JSON object of this crate's has them (so the file is the one
+/// [`SweepTable::json`] gives).
+#[derive(Serialize)]
+struct TableJson<'a> {
+    complete: bool,
+    grid_keys: usize,
+    keys: &'a [String],
+    plan_hash: &'a str,
+    plots: bool,
+    points: &'a [Vec<String>],
+    runs: Vec<RowJson<'a>>,
+    runs_finished: usize,
+    runs_missing: Vec<usize>,
+    runs_selected: usize,
+    runs_total: usize,
+    scenario: &'a str,
+    scenario_path: Option<std::borrow::Cow<'a, str>>,
+    scenario_text: Option<&'a str>,
+    selection: String,
+    selection_complete: bool,
+    spec: Option<&'a str>,
+    variants: &'a [String],
+    warnings: &'a [String],
+}
+
+/// One row of `sweep.json` borrowed from a [`SweepRow`] (its
+/// [`SweepRow::to_json`], fields sorted likewise).
+#[derive(Serialize)]
+struct RowJson<'a> {
+    point: usize,
+    run: usize,
+    scenario_hash: &'a str,
+    seed: u64,
+    status: &'static str,
+    summary: &'a Value,
+    values: &'a [String],
+    variant: &'a str,
+}
+
+impl<'a> RowJson<'a> {
+    fn of(row: &'a SweepRow) -> RowJson<'a> {
+        RowJson {
+            point: row.point,
+            run: row.run,
+            scenario_hash: &row.scenario_hash,
+            seed: row.seed,
+            status: row.status(),
+            summary: &row.summary,
+            values: &row.values,
+            variant: &row.variant,
+        }
     }
 }
 

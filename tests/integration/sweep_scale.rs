@@ -68,6 +68,12 @@ fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
     let table = plan.clone().run(2, &|_, _| {}, &AtomicBool::new(false));
     assert!(table.complete() && table.missing().is_empty());
     assert_eq!(table.rows.len(), 12);
+    // sweep.json is written as it is serialized, the text of table.json().
+    table.write(&dir, &[]).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("sweep.json")).unwrap(),
+        serde_json::to_string_pretty(&table.json()).unwrap()
+    );
     for (i, row) in table.rows.iter().enumerate() {
         assert_eq!((row.run, row.point), (i, i / 2));
         assert_eq!(row.values, values[i / 2]);
