@@ -85,9 +85,13 @@ impl SweepPlan {
     fn table(&self, rows: Vec<String>) -> PyResult<SweepTable> {
         let rows = rows
             .iter()
-            .map(|text| {
-                let value: serde_json::Value = serde_json::from_str(text).map_err(error)?;
-                let row = SweepRow::from_json(&value).map_err(error)?;
+            .enumerate()
+            .map(|(i, text)| {
+                // Name the row: serde's message alone says only where in it.
+                let named = |e: String| error(format!("rows[{i}]: {e}"));
+                let value: serde_json::Value =
+                    serde_json::from_str(text).map_err(|e| named(e.to_string()))?;
+                let row = SweepRow::from_json(&value).map_err(|e| named(e.to_string()))?;
                 if row.run >= self.plan.len() {
                     return Err(error(format!(
                         "run {} is not a run of this plan ({} runs)",

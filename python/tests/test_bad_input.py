@@ -398,3 +398,12 @@ def test_a_value_of_the_wrong_type_is_refused_naming_the_key(key, value):
     # naming neither the key nor its line.
     with pytest.raises(pl.Error, match=f"^{re.escape(key)}: "):
         pl.Scenario.default().set(key, value)
+
+
+@pytest.mark.parametrize("row", ["nan", "{}", "x" * 100])
+def test_a_bad_row_of_a_table_is_refused_naming_it(row):
+    # Found by python/tests/fuzz_driver.py: plan.table(["nan"]) said only
+    # "expected ident at line 1 column 2".
+    plan = sweep.plan(pl.Scenario.default(), {"controller.kd": [1.0, 2.0]})
+    with pytest.raises(pl.Error, match=r"^rows\[0\]: "):
+        plan.table([row])
