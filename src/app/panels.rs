@@ -323,6 +323,11 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                 });
                 if let Some(d) = &live.divergence {
                     ui.colored_label(egui::Color32::LIGHT_RED, d.to_string());
+                } else if let Some(s) = live.step_stability.as_ref().filter(|s| !s.is_stable()) {
+                    ui.colored_label(
+                        egui::Color32::ORANGE,
+                        format!("Gains beyond the step: {}", s.describe(live.sim.integrator)),
+                    );
                 }
                 let Some(spec) = draft.variants.get_mut(i) else {
                     continue;

@@ -115,7 +115,8 @@ pub struct LiveVariant {
     scratch: Workspace,
     /// Buffers of the per-sample diagnostics (of the controller's model).
     diagnoser: Diagnoser,
-    /// The closed loop at the initial state against the integrator's step.
+    /// The closed loop against the integrator's step, at the initial state
+    /// or at the state an edit was applied in.
     pub step_stability: Option<StepStability>,
 }
 
@@ -456,6 +457,8 @@ impl Session {
                 v.kinematics = Workspace::new(&sim.plant);
                 v.scratch = Workspace::new(&sim.plant);
                 v.diagnoser = Diagnoser::new(&sim.estimate);
+                // Edited gains meet the integrator from the current state on.
+                v.step_stability = sim.step_stability();
                 v.sim = sim;
             }
         }

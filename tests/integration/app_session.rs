@@ -188,6 +188,45 @@ fn a_factorization_change_acts_from_the_next_step() {
     assert_ne!(untouched.q, s.variants[1].sim.q);
 }
 
+/// A gain edit the integrator cannot take is flagged on the variant as
+/// soon as it is applied (issue 36), and cleared when the gain comes back.
+#[test]
+fn a_gain_edit_beyond_the_step_is_flagged_at_once() {
+    let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
+    run_until(&mut app, 0.2);
+    // Paused: the edits are applied without stepping (running, the loop
+    // would diverge within the frame and keep its record).
+    app.world_mut().resource_mut::<Playback>().running = false;
+    let stable = |app: &App| {
+        session(app)
+            .variants
+            .iter()
+            .map(|v| v.step_stability.as_ref().unwrap().is_stable())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(stable(&app), [true, true]);
+    let mut draft = session(&app).draft.clone();
+    let set_kd = |draft: &mut passivity_lab::scenario::ScenarioFile, kd: f64| {
+        let passivity_lab::scenario::ControllerSpec::SlotineLi { kd: gain, .. } =
+            &mut draft.controller
+        else {
+            panic!("the default scenario runs Slotine-Li");
+        };
+        *gain = passivity_lab::scenario::Gain::All(kd);
+    };
+    // The 1 kg point mass under kd = 1e4: a mode of 1e4 /s, |h mu| = 10.
+    set_kd(&mut draft, 1e4);
+    app.world_mut().resource_mut::<Session>().draft = draft.clone();
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.update();
+    assert_eq!(stable(&app), [false, false]);
+    set_kd(&mut draft, 1.0);
+    app.world_mut().resource_mut::<Session>().draft = draft;
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.update();
+    assert_eq!(stable(&app), [true, true]);
+}
+
 #[test]
 fn restart_mode_starts_over_with_the_new_settings() {
     let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 60.0);
