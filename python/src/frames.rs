@@ -93,6 +93,9 @@ fn frame_jacobian_time_derivative<'py>(
     ))
 }
 
+/// The most frames `lambda_inv` takes.
+const MAX_FRAMES: usize = 256;
+
 /// The inverse operational-space inertia Lambda^-1 = J H^-1 J^T of the
 /// end frames (names or indices) by the EFPA: 6m x 6m, block (a, b) at rows
 /// 6a.., columns 6b.., each frame's rows `[angular; linear]` in its own
@@ -108,6 +111,14 @@ fn lambda_inv<'py>(
     let (m, py) = (&model.inner, model.py());
     if frames.is_empty() {
         return Err(PyValueError::new_err("frames: give at least one frame"));
+    }
+    // The result is 6k x 6k: 10,000 frames asked for 29 GB and aborted the
+    // interpreter when the allocation failed.
+    if frames.len() > MAX_FRAMES {
+        return Err(PyValueError::new_err(format!(
+            "frames: at most {MAX_FRAMES} frames (the result is 6k x 6k), got {}",
+            frames.len()
+        )));
     }
     let ids = frames
         .iter()

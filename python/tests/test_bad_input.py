@@ -407,3 +407,11 @@ def test_a_bad_row_of_a_table_is_refused_naming_it(row):
     plan = sweep.plan(pl.Scenario.default(), {"controller.kd": [1.0, 2.0]})
     with pytest.raises(pl.Error, match=r"^rows\[0\]: "):
         plan.table([row])
+
+
+def test_lambda_inv_refuses_more_frames_than_it_can_hold(panda):
+    # Found by python/tests/fuzz_driver.py: 10,000 frames asked for a
+    # 60,000 x 60,000 matrix (29 GB) and the interpreter aborted.
+    model, data = panda
+    with pytest.raises(ValueError, match="^frames: at most 256 frames"):
+        pl.lambda_inv(model, data, model.neutral(), ["panda_hand"] * 10_000)
