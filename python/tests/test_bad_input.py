@@ -339,11 +339,6 @@ def test_a_numpy_integer_seed_is_taken():
     ).points
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/sweep/plan.rs run_selection spawns one thread per requested thread "
-    "(2^31 here) instead of at most one per run; fix pending in src/sweep",
-)
 def test_a_huge_thread_count_runs_the_sweep_on_at_most_one_thread_per_run():
     # Found by python/tests/fuzz_driver.py (sweep.run(threads=2**31) hung).
     # In a child interpreter: the hang must not hang the suite.

@@ -499,7 +499,10 @@ impl SweepPlan {
         let rows = Mutex::new(previous);
         let failures = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
-            for _ in 0..threads.max(1) {
+            // At most one worker per run: a thread count of 2^31 (from
+            // Python) spawned threads until the machine gave out.
+            let queued = queue.lock().map_or(1, |q| q.len());
+            for _ in 0..threads.min(queued).max(1) {
                 scope.spawn(|| loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
