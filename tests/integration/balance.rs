@@ -13,7 +13,7 @@ use passivity_lab::geometry::{
 };
 use passivity_lab::model::{Model, RootJoint};
 use passivity_lab::scenario::{
-    run_variant, Scenario, StanceContactSpec, StanceMetrics, VariantResult,
+    run_variant, summary, Scenario, StanceContactSpec, StanceMetrics, VariantResult,
 };
 use passivity_lab::spatial::Vec3;
 
@@ -98,4 +98,257 @@ fn the_standing_pose_is_computed_not_guessed() {
         }
         assert_eq!(s.file.robot.collision_spheres, FEET);
     }
+}
+
+fn run(name: &str) -> Vec<VariantResult> {
+    let s = Scenario::load(repo_path(&format!("scenarios/{name}.toml"))).unwrap();
+    s.variants()
+        .unwrap()
+        .into_iter()
+        .map(|v| run_variant(v, &mut |_| {}))
+        .collect()
+}
+
+fn metrics(r: &VariantResult) -> &StanceMetrics {
+    r.stance
+        .as_ref()
+        .expect("a run with a [stance] has stance metrics")
+}
+
+/// The storage never rises above S(0) plus what the pushes supplied (J),
+/// from the run's passivity summary.
+fn storage_above_supply(r: &VariantResult) -> f64 {
+    summary(r)["passivity"]["max_storage_above_supply_j"]
+        .as_f64()
+        .unwrap()
+}
+
+/// Solo-12 standing on its ball feet under the stance laws with the exact
+/// model takes three pushes at the base (6 N sideways, 6 N forward, 10 N
+/// down with 0.3 N m of yaw, 0.1 s half-sines) and returns to its pose.
+/// Measured (stance Slotine-Li C* / beta-torsion / stance PD+): final CoM
+/// error 8.6e-9 / 1.6e-8 / 1.2e-8 m, base orientation error 2.1e-7 /
+/// 2.1e-7 / 2.9e-8 rad; the plant's total normal force is m g to 5.9e-10 /
+/// 5.9e-10 / 6.5e-11; the feet's contact points move at most 9.4e-6 /
+/// 9.4e-6 / 1.3e-5 m; the storage rises at most 1.1e-6 J above S(0) plus
+/// the pushes' supply (the contact plant's first-order steps); during the
+/// pushes the base is off by at most 6.4 mm / 8.6 mrad. Joint PD+ sags:
+/// CoM 9.9 mm below its start, base 11 mm.
+#[test]
+fn solo12_stands_without_sag_and_recovers_three_pushes() {
+    let runs = run("solo12_stand_push");
+    let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "stance_slotine_li_c_star",
+            "stance_slotine_li_torsion",
+            "stance_pd_plus_c_star",
+            "joint_pd_plus"
+        ]
+    );
+    for r in &runs {
+        assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
+        let m = metrics(r);
+        eprintln!("{}: {m:?}", r.name);
+        eprintln!(
+            "{}: storage above supply {} J",
+            r.name,
+            storage_above_supply(r)
+        );
+        // At rest the ground carries exactly the weight (plant's contacts).
+        assert!(
+            m.final_normal_force_relative_error.abs() < 1e-6,
+            "{}: {m:?}",
+            r.name
+        );
+        assert!(m.max_foot_slip_m < 1e-3, "{}: {m:?}", r.name);
+    }
+    for r in &runs[..3] {
+        let m = metrics(r);
+        // No sag: the pose is held to far below the issue's 1 mm and 1 mrad.
+        let com = m.final_com_error_m.unwrap();
+        assert!(com < 1e-6, "{}: CoM error {com} m", r.name);
+        assert!(m.final_base_position_error_m < 1e-6, "{}: {m:?}", r.name);
+        assert!(
+            m.final_base_orientation_error_rad < 1e-5,
+            "{}: {m:?}",
+            r.name
+        );
+        // The pushes move the base (they are felt) and it comes back.
+        assert!(
+            m.max_base_position_error_m > 1e-3 && m.max_base_position_error_m < 0.02,
+            "{}: {m:?}",
+            r.name
+        );
+        // Before the first push (t = 1 s) the robot stands still.
+        let before = r.samples.iter().rfind(|s| s.t < 0.999).unwrap();
+        assert!(
+            before.lyapunov.e_norm < 1e-6,
+            "{}: |e| = {}",
+            r.name,
+            before.lyapunov.e_norm
+        );
+        // The feet hold: far below the 1 mm of the issue.
+        assert!(m.max_foot_slip_m < 1e-4, "{}: {m:?}", r.name);
+        // The storage bookkeeping: S(t) <= S(0) + supply, up to the contact
+        // plant's first-order steps.
+        let above = storage_above_supply(r);
+        assert!(above < 1e-5, "{}: storage above supply {above} J", r.name);
+    }
+    // Joint PD+ (solo12_drop's gains) sags under the weight.
+    let sag = metrics(&runs[3]).final_com_error_m.unwrap();
+    assert!(sag > 5e-3, "joint PD+ CoM error {sag} m");
+}
+
+/// The controller's own distribution at rest: the contact forces it asks
+/// for carry m g (sum of f_z) with zero slack, and the plant's ground
+/// forces agree.
+#[test]
+fn at_rest_the_distribution_carries_the_weight() {
+    let s = Scenario::load(repo_path("scenarios/solo12_stand_push.toml")).unwrap();
+    let mut sim = s.variants().unwrap().remove(0).simulation;
+    let weight: f64 = sim.plant.bodies.iter().map(|b| b.inertia.mass).sum::<f64>() * 9.81;
+    for _ in 0..900 {
+        sim.step().unwrap();
+    }
+    let status = sim.controller.stance().unwrap().status();
+    let fz: f64 = status.distribution.forces().iter().map(|f| f.z).sum();
+    let ground = passivity_lab::sim::total_normal_force(sim.contacts());
+    eprintln!(
+        "at rest: distribution sum f_z = {fz} N, ground {ground} N, m g = {weight} N, slack {:e}",
+        status.distribution.slack.norm()
+    );
+    assert!(status.fault.is_none(), "{:?}", status.fault);
+    assert!((fz - weight).abs() < 1e-6 * weight, "{fz} against {weight}");
+    assert!(
+        (ground - weight).abs() < 1e-6 * weight,
+        "{ground} against {weight}"
+    );
+    assert!(status.distribution.slack.norm() < 1e-6 * weight);
+}
+
+/// The base sways (2 cm of height, 0.1 rad roll and 0.05 rad pitch at
+/// 0.5 Hz) with the feet kept. Measured (C* / beta-torsion 0.3): base
+/// errors at the end 0.11 / 0.07 mm and 0.49 / 0.58 mrad, at most 1.4 /
+/// 1.2 mm and 4.3 / 6.8 mrad (the reference starts moving from rest); the
+/// contact points move at most 0.24 mm (the balls roll a little as the
+/// legs turn); torsion turns the base's path away from C*'s.
+#[test]
+fn solo12_sways_its_base_with_the_feet_kept() {
+    let runs = run("solo12_body_sway");
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
+        let m = metrics(r);
+        eprintln!("{}: {m:?}", r.name);
+        assert!(m.max_foot_slip_m < 1e-3, "{}: {m:?}", r.name);
+        assert!(m.final_base_position_error_m < 1e-3, "{}: {m:?}", r.name);
+        assert!(
+            m.final_base_orientation_error_rad < 1e-3,
+            "{}: {m:?}",
+            r.name
+        );
+        assert!(m.final_com_error_m.is_none());
+        assert!(storage_above_supply(&runs[0]) < 1e-5);
+    }
+    // The two paths differ: torsion changes the reduced C_bar v_bar_r.
+    let gap = runs[0]
+        .samples
+        .iter()
+        .zip(&runs[1].samples)
+        .map(|(a, b)| {
+            (0..7)
+                .map(|i| (a.q[i] - b.q[i]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .fold(0.0, f64::max);
+    eprintln!("largest gap between the C* and torsion base states: {gap}");
+    assert!(gap > 1e-4, "torsion changed nothing: {gap}");
+}
+
+fn refusal(edit: impl Fn(&str) -> String) -> String {
+    let path = repo_path("scenarios/solo12_stand_push.toml");
+    let text = edit(&std::fs::read_to_string(&path).unwrap());
+    match Scenario::parse(&text, &path) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Bad stances are refused at load, naming the key and its line.
+#[test]
+fn bad_stances_are_refused_naming_the_key() {
+    // An unknown frame, at the line of the second contact's frame.
+    let m = refusal(|t| t.replacen("frame = \"FR_FOOT\"", "frame = \"FR_TOE\"", 1));
+    assert!(
+        m.contains("stance.contacts[1].frame") && m.contains("'FR_TOE'"),
+        "{m}"
+    );
+    let line = std::fs::read_to_string(repo_path("scenarios/solo12_stand_push.toml"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("frame = \"FR_FOOT\""))
+        .unwrap()
+        + 1;
+    assert!(m.contains(&format!(":{line}: ")), "line {line}: {m}");
+    // Friction not positive, or differing between contacts.
+    let m = refusal(|t| t.replacen("friction = 0.8\n", "friction = 0.0\n", 1));
+    assert!(
+        m.contains("stance.contacts[0].friction: must be positive"),
+        "{m}"
+    );
+    let m = refusal(|t| {
+        let i = t.find("[[stance.contacts]]").unwrap() + 30;
+        format!(
+            "{}{}",
+            &t[..i],
+            t[i..].replacen("friction = 0.8\n", "friction = 0.5\n", 1)
+        )
+    });
+    assert!(m.contains("one friction coefficient"), "{m}");
+    // Too many support points for the distribution: nine points.
+    let extra = "\n[[stance.contacts]]\nkind = \"point\"\nframe = \"base_link\"\nfriction = 0.8\n";
+    let m = refusal(|t| {
+        let i = t.find("[initial]").unwrap();
+        format!("{}{}{}", &t[..i], extra.repeat(5), &t[i..])
+    });
+    assert!(
+        m.contains("stance.contacts: 9 support points") && m.contains("at most 8"),
+        "{m}"
+    );
+    // Two points on one foot: redundant contacts (rank of J_c below its rows).
+    let m = refusal(|t| t.replacen("frame = \"FR_FOOT\"", "frame = \"FL_FOOT\"", 1));
+    assert!(
+        m.contains("stance.contacts: the stance manifold") && m.contains("redundant"),
+        "{m}"
+    );
+    // A negative smallest normal force, a sway without a frequency.
+    let m = refusal(|t| t.replace("min_normal_force = 0.0", "min_normal_force = -1.0"));
+    assert!(m.contains("stance.min_normal_force"), "{m}");
+    let m = refusal(|t| {
+        t.replace(
+            "base = { kind = \"hold\" }",
+            "base = { kind = \"sway\", frequency = 0.0 }",
+        )
+    });
+    assert!(m.contains("stance.base.frequency"), "{m}");
+    // A stance law needs a [stance]; gains per independent speed (6 here).
+    let m = refusal(|t| {
+        let (a, b) = (
+            t.find("\n[stance]\n").unwrap() + 1,
+            t.find("\n[initial]\n").unwrap() + 1,
+        );
+        format!("{}{}", &t[..a], &t[b..])
+    });
+    assert!(
+        m.contains("controller.kind") && m.contains("[stance]"),
+        "{m}"
+    );
+    let m = refusal(|t| t.replace("lambda = 10.0", "lambda = [1.0, 2.0]"));
+    assert!(
+        m.contains("controller.lambda: give one number or a list of 6"),
+        "{m}"
+    );
 }
