@@ -6,7 +6,6 @@
 //! quantities equal the tree's times A; and none of the algorithms
 //! allocates.
 
-use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 use nalgebra::{DMatrix, DVector};
 use passivity_dynamics::algorithms::{
     center_of_mass, center_of_mass_jacobian, center_of_mass_velocity, centroidal_momentum,
@@ -16,6 +15,7 @@ use passivity_dynamics::algorithms::{
 };
 use passivity_dynamics::model::{random_tree, Model, RandomTreeOptions, RootJoint, UrdfOptions};
 use passivity_dynamics::spatial::Vec3;
+use passivity_dynamics::testing::{allocation_count, CountingAllocator};
 
 /// A small reproducible generator (64-bit LCG, top bits).
 struct Lcg(u64);

@@ -3,15 +3,14 @@
 //! standing on four point feet, for C* and beta torsion, counted by a global
 //! allocator of this test binary (per thread: tests run in parallel).
 
-use passivity_dynamics::testing::{allocations, CountingAllocator};
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{Beta, Factorization, StanceContact, StanceManifold};
 use passivity_dynamics::model::{Model, RootJoint};
 use passivity_dynamics::spatial::Vec3;
+use passivity_dynamics::testing::{allocations, CountingAllocator};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
 
 #[test]
 fn a_stance_step_allocates_nothing() {
