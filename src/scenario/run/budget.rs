@@ -65,7 +65,7 @@ pub struct RunSize {
 
 impl RunSize {
     /// Measures `variant` as one of `runs` runs sized together (they share
-    /// the timing budget): see [`RunSize::of`].
+    /// the timing budget): see `RunSize::of`.
     pub fn measure(variant: &Variant, runs: usize) -> RunSize {
         RunSize::of(
             variant,
