@@ -136,6 +136,13 @@ fn gains_the_integrator_cannot_take_diverge_and_stop_with_the_data() {
     );
 }
 
+/// The pre-run step-stability check cycled without end in nalgebra's
+/// Schur decomposition on this Panda task loop (examples/fuzz, seed 42).
+#[test]
+fn a_loop_whose_modes_are_hard_to_find_still_runs() {
+    check("schur_without_end.toml", &[], Expect::Finishes);
+}
+
 #[test]
 fn a_huge_link_mass_is_refused_at_load() {
     check(

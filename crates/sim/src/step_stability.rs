@@ -12,7 +12,7 @@
 //! 1 ms RK4 takes real modes only up to |h mu| = 2.79.
 
 use crate::{Integrator, Simulation};
-use nalgebra::{Complex, DMatrix, DVector};
+use nalgebra::{Complex, DMatrix, DVector, Schur};
 use passivity_dynamics::algorithms::{aba, Workspace};
 use passivity_dynamics::model::{Joint, Model};
 
@@ -164,7 +164,7 @@ impl Simulation {
         if !a.iter().all(|x| x.is_finite()) {
             return None;
         }
-        let modes = a.complex_eigenvalues().iter().copied().collect();
+        let modes = eigenvalues(&a)?;
         Some(Linearization { a, modes })
     }
 }
@@ -278,14 +278,73 @@ fn semi_implicit_euler_step(a: &DMatrix<f64>, h: f64) -> DMatrix<f64> {
     m
 }
 
+/// The largest |eigenvalue| of `m` (infinite when it has none: a step
+/// matrix whose eigenvalues cannot be found counts as unstable).
 fn spectral_radius(m: &DMatrix<f64>) -> f64 {
+    eigenvalues(m).map_or(f64::INFINITY, |modes| {
+        modes.iter().map(|z| z.norm()).fold(0.0, f64::max)
+    })
+}
+
+/// The eigenvalues of a finite square matrix, or None when they do not
+/// converge. nalgebra's Schur decomposition, unbalanced, with the machine
+/// epsilon as its deflation tolerance and no bound on its QR sweeps, cycled
+/// without end on a fuzzed Panda task loop
+/// (tests/fixtures/fuzz/schur_without_end.toml) and did not converge within
+/// 1000 sweeps per row on the shipped `panda_push`. Balanced first, with a
+/// relative deflation tolerance of 1e-13 (the modes come out to about that
+/// relative accuracy, far below what decides a step) and at most 100
+/// sweeps per row, it converges on both and on every shipped scenario.
+fn eigenvalues(m: &DMatrix<f64>) -> Option<Vec<Complex<f64>>> {
     if !m.iter().all(|x| x.is_finite()) {
-        return f64::INFINITY;
+        return None;
     }
-    m.complex_eigenvalues()
-        .iter()
-        .map(|z| z.norm())
-        .fold(0.0, f64::max)
+    let schur = Schur::try_new(balanced(m), 1e-13, 100 * m.nrows().max(10))?;
+    Some(schur.complex_eigenvalues().iter().copied().collect())
+}
+
+/// `m` balanced by a diagonal similarity D^-1 m D with powers of two (the
+/// same eigenvalues; rows and columns of equal norms), as LAPACK's gebal
+/// does before its QR iterations (Parlett & Reinsch 1969): the light
+/// links' and the free root's rows differ by many orders of magnitude.
+fn balanced(m: &DMatrix<f64>) -> DMatrix<f64> {
+    const RADIX: f64 = 2.0;
+    let mut b = m.clone();
+    let n = b.nrows();
+    for _ in 0..100 {
+        let mut done = true;
+        for i in 0..n {
+            let off = |v: f64, k: usize| if k == i { 0.0 } else { v.abs() };
+            let c: f64 = b
+                .column(i)
+                .iter()
+                .enumerate()
+                .map(|(k, v)| off(*v, k))
+                .sum();
+            let r: f64 = b.row(i).iter().enumerate().map(|(k, v)| off(*v, k)).sum();
+            if c == 0.0 || r == 0.0 {
+                continue;
+            }
+            let (mut f, mut cs) = (1.0, c);
+            while cs < r / RADIX {
+                f *= RADIX;
+                cs *= RADIX * RADIX;
+            }
+            while cs > r * RADIX {
+                f /= RADIX;
+                cs /= RADIX * RADIX;
+            }
+            if (cs + r / f) < 0.95 * (c + r) {
+                done = false;
+                b.row_mut(i).scale_mut(1.0 / f);
+                b.column_mut(i).scale_mut(f);
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    b
 }
 
 /// The joint that speed `k` (system speeds) belongs to.
