@@ -80,6 +80,10 @@ fn huge_numbers_are_refused_at_load_naming_the_key() {
             vec!["task", "rpy"],
         ),
         (
+            TASK.replace("period = 1.0 }", "period = 1e-308 }"),
+            vec!["task", "period", "at least 1e-6"],
+        ),
+        (
             format!("{TASK}[initial]\ntask_velocity = [1e300, 0.0, 0.0, 0.0, 0.0, 0.0]\n"),
             vec!["initial.task_velocity", "1e8"],
         ),

@@ -9,6 +9,10 @@ use crate::JointTerms;
 use passivity_dynamics::spatial::{frame_with_z, rpy_to_matrix, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
+/// Shortest period of a circle or figure eight (s): far below any step,
+/// and its angular rate 2 pi / T and its square stay finite.
+pub const MIN_PERIOD: f64 = 1e-6;
+
 /// A pose in the world: a position and, optionally, URDF roll-pitch-yaw
 /// angles (absent: the end effector's orientation at the start).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -199,9 +203,10 @@ impl TaskReference {
                 ))
             } else if !(finite(normal) && Vec3::from(*normal).norm() > 1e-9) {
                 Err(format!("normal must be a non-zero vector of finite numbers at most {MAX_COEFFICIENT:e} in magnitude"))
-            } else if !(finite(&[period]) && period > 0.0) {
+            } else if !(finite(&[period]) && period >= MIN_PERIOD) {
+                // 2 pi / 1e-308 overflowed: the reference went non-finite.
                 Err(format!(
-                    "period must be a positive number of seconds, at most {MAX_COEFFICIENT:e}"
+                    "period must be at least {MIN_PERIOD:e} s and at most {MAX_COEFFICIENT:e}"
                 ))
             } else if !(finite(&[ramp]) && ramp >= 0.0) {
                 Err(format!(
