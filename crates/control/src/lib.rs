@@ -21,7 +21,9 @@
 //! [`ControlLaw::StanceSlotineLi`], [`ControlLaw::StancePdPlus`], built by
 //! [`Controller::with_stance`]) instead control the base through its
 //! contacts: Slotine–Li and PD+ on the stance manifold, realized by joint
-//! torques and distributed contact forces.
+//! torques and distributed contact forces. The compliant balance law
+//! ([`ControlLaw::Balance`], [`balance::CompliantBalance`]) stands on the
+//! same stance's supports.
 
 pub mod balance;
 mod laws;
@@ -35,8 +37,9 @@ mod task_control;
 mod tracking;
 
 pub use laws::{
-    Adaptation, ComputedTorque, ControlLaw, JointReferenceFromTask, OperationalPdPlus,
-    OperationalSlotineLi, PdPlus, SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
+    Adaptation, BalanceControl, ComputedTorque, ControlLaw, DistributionSample,
+    JointReferenceFromTask, OperationalPdPlus, OperationalSlotineLi, PdPlus, SlotineLi,
+    StancePdPlus, StanceSlotineLi, TaskSlotineLi,
 };
 pub use power_flows::{LastCompute, PowerFlows};
 pub use reference::{Desired, JointTerms, Reference, Sine};
@@ -84,6 +87,8 @@ pub struct Controller {
     task: Option<Box<TaskControl>>,
     /// The contacts, manifold and distribution of the stance laws.
     stance: Option<Box<stance::StanceControl>>,
+    /// The balance law's state.
+    balance: Option<Box<BalanceControl>>,
     /// The desired state and the errors of the last evaluation.
     tracking: Tracking,
     ws: Workspace,
@@ -162,6 +167,7 @@ impl Controller {
             reference,
             task: task.map(|t| Box::new(TaskControl::new(t, model))),
             stance: None,
+            balance: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), root),
             ws: Workspace::new(model),
             tau: vec![0.0; model.nv],
@@ -247,7 +253,7 @@ impl Controller {
         self.law.torque(
             &mut ev,
             self.task.as_deref_mut(),
-            self.stance.as_deref_mut(),
+            (self.stance.as_deref_mut(), self.balance.as_deref_mut()),
             &mut self.tau,
         );
         if let (Some(a), true) = (self.law.adaptation(), adapt) {
@@ -312,7 +318,7 @@ impl Controller {
         let parts = self.law.storage(
             &mut ev,
             self.task.as_deref_mut(),
-            self.stance.as_deref_mut(),
+            (self.stance.as_deref_mut(), self.balance.as_deref_mut()),
         );
         Lyapunov {
             value: parts.kinetic + parts.potential + parameter,

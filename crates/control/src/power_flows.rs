@@ -15,6 +15,10 @@
 //! | PD+ | e_dot = q_dot - q_dot_d | e_dot^T K_D e_dot |
 //! | operational Slotine-Li | J_bar s_x | s_x^T K_D s_x |
 //! | operational PD+ | J_bar e_dot_x | e_dot_x^T K_D e_dot_x |
+//! | balance (feet still) | v | c_dot^T D c_dot + omega^T D_R omega + D_q \|q_dot_posture\|^2 |
+//!
+//! plus, for the laws that distribute a wrench over contacts (balance and
+//! the stance laws), the slack's power ([`PowerFlows::slack`]).
 //!
 //! Why: for Slotine-Li, H s_dot + C s + K_D s = tau - tau* + tau_ext and
 //! s^T (H_dot - 2 C) s = 0 for every admissible C; the operational laws obey
@@ -48,8 +52,13 @@ pub struct PowerFlows {
     /// The power the damping takes out (>= 0).
     pub dissipation: f64,
     /// y^T (tau - tau*) + d/dt(V_parameter): what the model error, the
-    /// zero-order hold and the unactuated rows add.
+    /// zero-order hold and the unactuated rows add (the balance law: and
+    /// its effort clamping, (tau_clamped - tau)^T v).
     pub mismatch: f64,
+    /// The power of the wrench distribution's slack (the balance law:
+    /// delta^T [c_dot; omega]; the stance laws: delta'^T y_base); zero
+    /// for the other laws and whenever the wrench is realized exactly.
+    pub slack: f64,
 }
 
 impl Controller {
@@ -97,12 +106,21 @@ impl Controller {
             &self.tracking,
             self.task.as_deref_mut(),
             self.stance.as_deref(),
+            self.balance.as_deref(),
         )?;
         for k in 0..y.len() {
             flows.supply += y[k] * tau_ext[k];
             flows.mismatch += y[k] * (tau[k] - self.tau[k]);
         }
         flows.dissipation = dissipation;
+        if let Some(b) = self.balance.as_deref() {
+            flows.slack = b.law.storage.slack_power;
+            flows.mismatch += b.law.clamp_power;
+        }
+        if let Some(s) = self.stance.as_deref() {
+            flows.slack = s.status().slack_power;
+            flows.mismatch += s.status().clamp_power;
+        }
         if linear {
             flows.mismatch += pi_tilde
                 .iter()

@@ -37,7 +37,9 @@ pub use hull_cache::HullCache;
 pub use rapier_plant::{RapierPlant, RapierPlantError};
 pub use step_stability::StepStability;
 
-use passivity_control::{Controller, LastCompute, Lyapunov, PowerFlows, TaskSample};
+use passivity_control::{
+    Controller, DistributionSample, LastCompute, Lyapunov, PowerFlows, TaskSample,
+};
 use passivity_dynamics::algorithms::{
     aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace,
 };
@@ -89,13 +91,15 @@ struct Rates {
 
 /// The energy through the loop's passive port since t = 0 (J): the
 /// integrals of [`PowerFlows`]. With V the controller's storage,
-/// V(t) - V(0) = supply - dissipation + mismatch up to the integrator's
-/// error (the balance residual).
+/// V(t) - V(0) = supply - dissipation + mismatch + slack up to the
+/// integrator's error (the balance residual).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EnergyBalance {
     pub supply: f64,
     pub dissipation: f64,
     pub mismatch: f64,
+    /// The wrench distribution's slack (balance and stance laws).
+    pub slack: f64,
 }
 
 impl EnergyBalance {
@@ -105,12 +109,13 @@ impl EnergyBalance {
             supply: self.supply + h * rate.supply,
             dissipation: self.dissipation + h * rate.dissipation,
             mismatch: self.mismatch + h * rate.mismatch,
+            slack: self.slack + h * rate.slack,
         }
     }
 
     /// The residual of the balance for the storage change `delta_v`.
     pub fn residual(&self, delta_v: f64) -> f64 {
-        delta_v - self.supply + self.dissipation - self.mismatch
+        delta_v - self.supply + self.dissipation - self.mismatch - self.slack
     }
 }
 
@@ -175,6 +180,8 @@ pub struct Sample {
     /// Its power on the passive output, s^T (C - C*) q_dot_r (zero up to
     /// rounding for an admissible C).
     pub torsion_power: f64,
+    /// The balance law's distribution (slack, total force, clamped joints).
+    pub distribution: Option<DistributionSample>,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -556,6 +563,7 @@ impl Simulation {
                             supply: rate(|x| x.supply),
                             dissipation: rate(|x| x.dissipation),
                             mismatch: rate(|x| x.mismatch),
+                            slack: rate(|x| x.slack),
                         },
                     );
                 }
@@ -754,6 +762,7 @@ impl Simulation {
             skew_residual,
             torsion_force,
             torsion_power,
+            distribution: self.controller.balance().map(|b| b.sample()),
         }
     }
 

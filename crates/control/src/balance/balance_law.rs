@@ -9,20 +9,44 @@
 //!       (theta = log(R_d R^T), omega the base's angular velocity, world axes;
 //!        Ott, Roa & Hirzinger (2011), eqs. (6)-(7))
 //! f   = the distribution of w_d over the supports (positions relative to c)
-//! tau = g(q)_a - (J_c^T f)_a + tau_posture,   clamped to the effort limits
+//! tau = g(q)_a - (J_c^T f)_a + (J_com^T (sum_j f_j + m g))_a + tau_posture,
+//!       clamped to the effort limits
 //! ```
 //!
-//! (g(q) = RNEA(q, 0, 0); J_c the stance Jacobian, world axes; `_a` the
-//! actuated rows, after the free root). The posture term
-//! K_q (q_d - q) - D_q q_dot acts on the joints whose columns of J_c are
-//! zero (they move no support point: Talos' upper body, none of Solo-12's
-//! legs), the part of the joint space that the contact forces do not fix.
+//! (g(q) = RNEA(q, 0, 0); J_c the stance Jacobian and J_com the CoM
+//! Jacobian, world axes; `_a` the actuated rows, after the free root; g the
+//! gravity vector). The posture term K_q (q_d - q) - D_q q_dot acts on the
+//! joints whose columns of J_c are zero (they move no support point:
+//! Talos' upper body, none of Solo-12's legs), the part of the joint space
+//! that the contact forces do not fix.
+//!
+//! The J_com term makes the law passive in the robot's own speeds. The
+//! wrench is designed for the CoM's velocity c_dot, but the contact forces
+//! act through the joint torques on the base-fixed point at c, whose
+//! velocity u = J_com,base v_base differs from c_dot by the joints' share
+//! J_com,a v_a (the CoM moves relative to the base when the legs bend).
+//! Without the term, with the feet still (J_c v = 0) and the slack zero,
+//! dV/dt = -c_dot^T D c_dot - omega^T D_R omega - (K_p e_c - D c_dot)^T
+//! J_com,a v_a + v^T tau_ext: the last coupling has no sign. With it the
+//! coupling cancels, which is the effect of writing the law in the CoM
+//! coordinates (c, the base orientation, q) that Henze, Roa & Ott (2016)
+//! analyse it in. At rest (sum f = -m g) the term is zero: the static
+//! torques are those of Ott, Roa & Hirzinger (2011).
 //!
 //! Storage: the kinetic energy plus the virtual springs' energy,
-//! 1/2 e_c^T K_p e_c + 1/2 theta^T K_R theta + 1/2 e_q^T K_q e_q; the
-//! distribution's slack delta = G f - w_d does work on the CoM and the base
-//! at the rate delta^T [c_dot; omega], reported as its own term (Henze, Roa &
-//! Ott (2016), sec. 4.3: the slack is the only non-passive input).
+//! V = 1/2 v^T H v + 1/2 e_c^T K_p e_c + 1/2 theta^T K_R theta
+//! + 1/2 K_q |e_q|^2. With the feet still, the exact model and no clamping,
+//!
+//! ```text
+//! dV/dt = -(c_dot^T D c_dot + omega^T D_R omega + D_q |q_dot_posture|^2)
+//!         + delta^T [c_dot; omega] + v^T tau_ext
+//! ```
+//!
+//! for an isotropic K_R (then d/dt 1/2 k |theta|^2 = -k theta . omega
+//! exactly: the Jacobian of the rotation's log keeps theta). The
+//! distribution's slack delta = G f - w_d is the only non-passive input
+//! (Henze, Roa & Ott (2016), sec. 4.3); its power is reported on its own,
+//! and a clamped torque adds (tau_clamped - tau)^T v_a.
 
 use super::{
     ActiveSetQp, DistributionError, DistributionSettings, SupportPoint, WrenchDistributor,
@@ -69,15 +93,28 @@ pub struct BalanceTarget {
     pub posture: Vec<f64>,
 }
 
-/// The storage function's parts at the last [`CompliantBalance::compute`].
+/// The storage function's parts at the last [`CompliantBalance::compute`]
+/// or [`CompliantBalance::storage`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BalanceStorage {
     /// 1/2 v^T H v.
     pub kinetic: f64,
     /// The CoM, orientation and posture springs' energy.
     pub springs: f64,
-    /// delta^T [c_dot; omega]: the power of the distribution's slack.
+    /// delta^T [c_dot; omega]: the power of the distribution's slack (last
+    /// compute).
     pub slack_power: f64,
+}
+
+/// The CoM and base errors at one state (world axes).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BalanceErrors {
+    /// e_c = c_d - c (m) and the CoM's velocity c_dot (m/s).
+    pub com: Vector3<f64>,
+    pub com_velocity: Vector3<f64>,
+    /// theta = log(R_d R^T) (rad) and the base's angular velocity omega.
+    pub rotation: Vector3<f64>,
+    pub angular_velocity: Vector3<f64>,
 }
 
 /// The compliant balance law with its buffers (allocated once).
@@ -97,6 +134,8 @@ pub struct CompliantBalance {
     effort: Vec<f64>,
     /// Generalized forces (nv; the free root's six rows zero) of the last compute.
     pub tau: Vec<f64>,
+    /// The speeds v of the last compute (the passive output).
+    pub velocity: Vec<f64>,
     /// The desired wrench w_d of the last compute ([force; moment about c]).
     pub wrench: Vector6<f64>,
     /// The contact forces of the last compute (N, world), one per support.
@@ -105,6 +144,13 @@ pub struct CompliantBalance {
     pub slack: Vector6<f64>,
     /// Joints (indices into v) whose torque was clamped at the last compute.
     pub clamped: Vec<usize>,
+    /// (tau_clamped - tau)^T v_a: the power the clamping put in (last compute).
+    pub clamp_power: f64,
+    /// The damping's power c_dot^T D c_dot + omega^T D_R omega + D_q
+    /// |q_dot_posture|^2 at the last compute (>= 0).
+    pub dissipation: f64,
+    /// The errors of the last compute or storage.
+    pub errors: BalanceErrors,
     pub storage: BalanceStorage,
 }
 
@@ -153,10 +199,14 @@ impl CompliantBalance {
             mass: total_mass(model),
             effort,
             tau: vec![0.0; model.nv],
+            velocity: vec![0.0; model.nv],
             wrench: Vector6::zeros(),
             forces: vec![Vector3::zeros(); supports.len()],
             slack: Vector6::zeros(),
             clamped: Vec::with_capacity(model.nv),
+            clamp_power: 0.0,
+            dissipation: 0.0,
+            errors: BalanceErrors::default(),
             storage: BalanceStorage::default(),
             supports,
         })
@@ -167,20 +217,12 @@ impl CompliantBalance {
         &self.supports
     }
 
-    /// Joint torques (`self.tau`), contact forces, slack and storage at
-    /// (q, v) (free root: position, quaternion (x, y, z, w); body twist
-    /// [angular; linear]; then one coordinate and one speed per joint).
-    pub fn compute(
-        &mut self,
-        model: &Model,
-        q: &[f64],
-        v: &[f64],
-    ) -> Result<(), DistributionError> {
-        let nv = model.nv;
-        // CoM and its velocity.
+    /// The CoM (returned), its Jacobian (`self.com_jacobian`) and the errors
+    /// (`self.errors`) at (q, v).
+    fn update_errors(&mut self, model: &Model, q: &[f64], v: &[f64]) -> Vector3<f64> {
         let c = center_of_mass_jacobian(model, &mut self.ws, q, &mut self.com_jacobian);
         let c_dot = Vector3::from_fn(|r, _| {
-            (0..nv)
+            (0..model.nv)
                 .map(|k| self.com_jacobian[(r, k)] * v[k])
                 .sum::<f64>()
         });
@@ -188,16 +230,44 @@ impl CompliantBalance {
         let rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[6], q[3], q[4], q[5]))
             .to_rotation_matrix()
             .into_inner();
-        let omega = rotation * Vector3::new(v[0], v[1], v[2]);
-        let theta =
-            Rotation3::from_matrix(&(self.target.rotation * rotation.transpose())).scaled_axis();
+        self.errors = BalanceErrors {
+            com: self.target.com - c,
+            com_velocity: c_dot,
+            rotation: Rotation3::from_matrix(&(self.target.rotation * rotation.transpose()))
+                .scaled_axis(),
+            angular_velocity: rotation * Vector3::new(v[0], v[1], v[2]),
+        };
+        c
+    }
+
+    /// The CoM and orientation springs' energy at `self.errors`.
+    fn com_springs(&self) -> f64 {
+        let (g, e) = (&self.gains, &self.errors);
+        0.5 * e.com.dot(&g.com_stiffness.component_mul(&e.com))
+            + 0.5
+                * e.rotation
+                    .dot(&g.rotation_stiffness.component_mul(&e.rotation))
+    }
+
+    /// Joint torques (`self.tau`), contact forces, slack, dissipation and
+    /// storage at (q, v) (free root: position, quaternion (x, y, z, w); body
+    /// twist [angular; linear]; then one coordinate and one speed per joint).
+    /// Allocates nothing.
+    pub fn compute(
+        &mut self,
+        model: &Model,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), DistributionError> {
+        let nv = model.nv;
+        let c = self.update_errors(model, q, v);
+        let e = self.errors;
         // The desired wrench (Ott, Roa & Hirzinger 2011, eqs. (6)-(7)).
         let g = &self.gains;
-        let e_c = self.target.com - c;
-        let force = -model.gravity * self.mass + g.com_stiffness.component_mul(&e_c)
-            - g.com_damping.component_mul(&c_dot);
-        let moment =
-            g.rotation_stiffness.component_mul(&theta) - g.rotation_damping.component_mul(&omega);
+        let force = -model.gravity * self.mass + g.com_stiffness.component_mul(&e.com)
+            - g.com_damping.component_mul(&e.com_velocity);
+        let moment = g.rotation_stiffness.component_mul(&e.rotation)
+            - g.rotation_damping.component_mul(&e.angular_velocity);
         self.wrench = Vector6::new(force.x, force.y, force.z, moment.x, moment.y, moment.z);
         // Supports relative to the CoM, and the distribution.
         forward_kinematics(model, &mut self.ws, q);
@@ -208,7 +278,8 @@ impl CompliantBalance {
         let d = self.distributor.distribute(&self.points, &self.wrench)?;
         self.forces.copy_from_slice(d.forces());
         self.slack = d.slack;
-        // tau = g_a - (J_c^T f)_a + posture.
+        // tau = g_a - (J_c^T f)_a + (J_com^T (sum f + m g))_a + posture.
+        let unbalanced = self.slack.fixed_rows::<3>(0) + force + model.gravity * self.mass;
         for k in 6..nv {
             let column = self.contacts.jacobian.column(k);
             self.free_joint[k] = column.amax() == 0.0;
@@ -216,12 +287,19 @@ impl CompliantBalance {
             for (j, f) in self.forces.iter().enumerate() {
                 sum += column[3 * j] * f.x + column[3 * j + 1] * f.y + column[3 * j + 2] * f.z;
             }
-            self.tau[k] = -sum;
+            let com = self.com_jacobian.column(k);
+            self.tau[k] = -sum + com.dot(&unbalanced);
         }
+        let mut springs = self.com_springs();
         let gravity = generalized_gravity(model, &mut self.ws, q);
-        let mut springs = 0.5 * e_c.dot(&g.com_stiffness.component_mul(&e_c))
-            + 0.5 * theta.dot(&g.rotation_stiffness.component_mul(&theta));
+        let g = &self.gains;
+        let mut dissipation = e
+            .com_velocity
+            .dot(&g.com_damping.component_mul(&e.com_velocity))
+            + e.angular_velocity
+                .dot(&g.rotation_damping.component_mul(&e.angular_velocity));
         self.clamped.clear();
+        self.clamp_power = 0.0;
         for k in 6..nv {
             self.tau[k] += gravity[k];
             if self.free_joint[k] {
@@ -229,19 +307,43 @@ impl CompliantBalance {
                 let e = self.target.posture[k - 6] - q[k + 1];
                 self.tau[k] += g.posture_stiffness * e - g.posture_damping * v[k];
                 springs += 0.5 * g.posture_stiffness * e * e;
+                dissipation += g.posture_damping * v[k] * v[k];
             }
             if self.tau[k].abs() > self.effort[k] {
-                self.tau[k] = self.tau[k].clamp(-self.effort[k], self.effort[k]);
+                let clamped = self.tau[k].clamp(-self.effort[k], self.effort[k]);
+                self.clamp_power += (clamped - self.tau[k]) * v[k];
+                self.tau[k] = clamped;
                 self.clamped.push(k);
             }
         }
         self.tau[..6].fill(0.0);
+        self.velocity.copy_from_slice(v);
+        self.dissipation = dissipation;
         self.storage = BalanceStorage {
             kinetic: kinetic_energy(model, &mut self.ws, q, v),
             springs,
-            slack_power: self.slack.fixed_rows::<3>(0).dot(&c_dot)
-                + self.slack.fixed_rows::<3>(3).dot(&omega),
+            slack_power: self.slack.fixed_rows::<3>(0).dot(&e.com_velocity)
+                + self.slack.fixed_rows::<3>(3).dot(&e.angular_velocity),
         };
         Ok(())
+    }
+
+    /// The storage at (q, v) with `model` (e.g. the true robot, for the
+    /// bookkeeping), without a distribution: the kinetic energy and the
+    /// springs' energy (the posture springs on the joints that moved no
+    /// support at the last compute); the slack's power stays the last
+    /// compute's. Updates `self.errors` and `self.storage`; allocates nothing.
+    pub fn storage(&mut self, model: &Model, q: &[f64], v: &[f64]) -> BalanceStorage {
+        self.update_errors(model, q, v);
+        let mut springs = self.com_springs();
+        for k in 6..model.nv {
+            if self.free_joint[k] {
+                let e = self.target.posture[k - 6] - q[k + 1];
+                springs += 0.5 * self.gains.posture_stiffness * e * e;
+            }
+        }
+        self.storage.kinetic = kinetic_energy(model, &mut self.ws, q, v);
+        self.storage.springs = springs;
+        self.storage
     }
 }

@@ -49,7 +49,9 @@ mod cone_socp;
 mod wrench_distribution;
 
 pub use active_set::ActiveSetQp;
-pub use balance_law::{BalanceGains, BalanceStorage, BalanceTarget, CompliantBalance, Support};
+pub use balance_law::{
+    BalanceErrors, BalanceGains, BalanceStorage, BalanceTarget, CompliantBalance, Support,
+};
 #[cfg(feature = "socp")]
 pub use cone_socp::ConeSocp;
 pub use wrench_distribution::{

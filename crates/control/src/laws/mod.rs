@@ -4,6 +4,7 @@
 //! buffers they share.
 
 mod adaptation;
+mod balance;
 mod computed_torque;
 mod operational_pd_plus;
 mod operational_slotine_li;
@@ -14,6 +15,7 @@ mod stance_slotine_li;
 mod task_slotine_li;
 
 pub use adaptation::Adaptation;
+pub use balance::{BalanceControl, DistributionSample};
 pub use computed_torque::ComputedTorque;
 pub use operational_pd_plus::OperationalPdPlus;
 pub use operational_slotine_li::OperationalSlotineLi;
@@ -23,6 +25,7 @@ pub use stance_pd_plus::StancePdPlus;
 pub use stance_slotine_li::StanceSlotineLi;
 pub use task_slotine_li::{JointReferenceFromTask, TaskSlotineLi};
 
+use crate::balance::BalanceGains;
 use crate::stance::StanceControl;
 use crate::task_control::TaskControl;
 use crate::tracking::Tracking;
@@ -52,6 +55,9 @@ pub enum ControlLaw {
     StanceSlotineLi(StanceSlotineLi),
     /// PD+ on the stance manifold.
     StancePdPlus(StancePdPlus),
+    /// The compliant balance law of Ott, Roa & Hirzinger (2011) on the
+    /// stance's supports ([`Controller::with_stance`](crate::Controller::with_stance)).
+    Balance(BalanceGains),
 }
 
 /// The model, buffers and state a law computes with at one evaluation:
@@ -146,11 +152,11 @@ impl ControlLaw {
             ControlLaw::TaskSlotineLi(l) => l.check(sizes),
             ControlLaw::OperationalSlotineLi(l) => l.check(sizes),
             ControlLaw::OperationalPdPlus(l) => l.check(sizes),
-            ControlLaw::StanceSlotineLi(_) | ControlLaw::StancePdPlus(_) => {
-                Err(ControlError::Stance(
-                    "laws need their contacts: build them with Controller::with_stance".into(),
-                ))
-            }
+            ControlLaw::StanceSlotineLi(_)
+            | ControlLaw::StancePdPlus(_)
+            | ControlLaw::Balance(_) => Err(ControlError::Stance(
+                "laws need their contacts: build them with Controller::with_stance".into(),
+            )),
         }
     }
 
@@ -178,7 +184,7 @@ impl ControlLaw {
         &self,
         ev: &mut Evaluation,
         task: Option<&mut TaskControl>,
-        stance: Option<&mut StanceControl>,
+        (stance, balance): Contacts,
         tau: &mut [f64],
     ) {
         match self {
@@ -190,6 +196,7 @@ impl ControlLaw {
             ControlLaw::OperationalPdPlus(l) => l.torque(ev, task_of(task), tau),
             ControlLaw::StanceSlotineLi(l) => l.torque(ev, stance_of(stance), tau),
             ControlLaw::StancePdPlus(l) => l.torque(ev, stance_of(stance), tau),
+            ControlLaw::Balance(g) => balance_of(balance).torque(g, ev, tau),
         }
     }
 
@@ -198,7 +205,7 @@ impl ControlLaw {
         &self,
         ev: &mut Evaluation,
         task: Option<&mut TaskControl>,
-        stance: Option<&mut StanceControl>,
+        (stance, balance): Contacts,
     ) -> StorageParts {
         match self {
             ControlLaw::SlotineLi(l) => l.storage(ev),
@@ -209,6 +216,7 @@ impl ControlLaw {
             ControlLaw::OperationalPdPlus(l) => l.storage(ev, task_of(task)),
             ControlLaw::StanceSlotineLi(l) => l.storage(ev, stance_of(stance)),
             ControlLaw::StancePdPlus(l) => l.storage(ev, stance_of(stance)),
+            ControlLaw::Balance(g) => balance_of(balance).storage(g, ev),
         }
     }
 
@@ -219,6 +227,7 @@ impl ControlLaw {
         tracking: &'a Tracking,
         task: Option<&'a mut TaskControl>,
         stance: Option<&'a StanceControl>,
+        balance: Option<&'a BalanceControl>,
     ) -> Option<(&'a [f64], f64)> {
         match self {
             ControlLaw::SlotineLi(l) => Some(slotine_li::sliding_port(&l.kd, tracking)),
@@ -228,6 +237,7 @@ impl ControlLaw {
             ControlLaw::OperationalPdPlus(l) => Some(task_of(task).port(&l.kd)),
             ControlLaw::StanceSlotineLi(l) => stance.map(|s| s.port(&l.kd)),
             ControlLaw::StancePdPlus(l) => stance.map(|s| s.port(&l.kd)),
+            ControlLaw::Balance(_) => balance.map(BalanceControl::port),
             ControlLaw::ComputedTorque(_) => None,
         }
     }
@@ -277,11 +287,35 @@ impl ControlLaw {
             }
             ControlLaw::StanceSlotineLi(l) => vec![&mut l.lambda, &mut l.kd],
             ControlLaw::StancePdPlus(l) => vec![&mut l.kp, &mut l.kd],
+            ControlLaw::Balance(g) => {
+                for v in [
+                    &mut g.com_stiffness,
+                    &mut g.com_damping,
+                    &mut g.rotation_stiffness,
+                    &mut g.rotation_damping,
+                ] {
+                    *v *= factor;
+                }
+                g.posture_stiffness *= factor;
+                g.posture_damping *= factor;
+                return;
+            }
         };
         for gain in gains.into_iter().flatten() {
             *gain *= factor;
         }
     }
+}
+
+/// The contact states a law may use: the stance laws' and the balance law's.
+pub(crate) type Contacts<'a> = (
+    Option<&'a mut StanceControl>,
+    Option<&'a mut BalanceControl>,
+);
+
+/// The balance law's state (the controller is built with one).
+fn balance_of(balance: Option<&mut BalanceControl>) -> &mut BalanceControl {
+    balance.expect("the balance law is built with its state (Controller::with_stance)")
 }
 
 /// The stance of a stance law (the controller is built with one).

@@ -63,8 +63,10 @@ use passivity_dynamics::factorization::Factorization;
 use passivity_dynamics::model::Model;
 
 impl Controller {
-    /// A stance controller ([`ControlLaw::StanceSlotineLi`] or
-    /// [`ControlLaw::StancePdPlus`]) for `model` with a free root, standing
+    /// A stance controller ([`ControlLaw::StanceSlotineLi`],
+    /// [`ControlLaw::StancePdPlus`] or the compliant balance law
+    /// [`ControlLaw::Balance`], whose supports are the stance's points and
+    /// whose targets its held base pose) for `model` with a free root, standing
     /// on `stance` at the configuration `q` (the dependent speeds of the
     /// stance manifold are chosen among the joints there and kept).
     /// `reference` is the joints' reference (one entry per joint; only the
@@ -133,9 +135,12 @@ impl Controller {
         let gains: Vec<(&'static str, &[f64])> = match &law {
             ControlLaw::StanceSlotineLi(l) => vec![("lambda", &l.lambda), ("kd", &l.kd)],
             ControlLaw::StancePdPlus(l) => vec![("kp", &l.kp), ("kd", &l.kd)],
+            ControlLaw::Balance(g) => {
+                return Controller::with_balance(g.clone(), factorization, reference, stance, model, q)
+            }
             _ => {
                 return Err(ControlError::Stance(
-                    "with_stance takes the stance laws (StanceSlotineLi, StancePdPlus)".into(),
+                    "with_stance takes the stance laws (StanceSlotineLi, StancePdPlus) and the balance law".into(),
                 ))
             }
         };
@@ -173,6 +178,7 @@ impl Controller {
             reference,
             task: None,
             stance: Some(Box::new(stance)),
+            balance: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), (6, 7)),
             ws,
             tau: vec![0.0; model.nv],

@@ -64,6 +64,50 @@ pub struct Stance {
 }
 
 impl Stance {
+    /// The support points of the distribution, checked: point feet, then
+    /// the four corners of each sole (in [`sole_corners`]' order); the
+    /// friction, the ground normal, the base reference, the soles' sizes
+    /// and the number of points (1 to [`MAX_CONTACTS`]).
+    pub fn support_points(&self) -> Result<Vec<ContactPoint>, String> {
+        if !(self.friction > 0.0 && self.friction.is_finite()) {
+            return Err("the friction coefficient must be positive and finite".into());
+        }
+        let off = (self.ground_normal.norm() - 1.0).abs();
+        if off.is_nan() || off >= 1e-9 {
+            return Err("the ground normal must be a unit vector".into());
+        }
+        if !self.base.is_valid() {
+            return Err("the base reference must be finite".into());
+        }
+        let mut points = Vec::new();
+        for f in &self.footholds {
+            match *f {
+                Foothold::Point { frame, offset } => points.push(ContactPoint { frame, offset }),
+                Foothold::Sole {
+                    frame,
+                    center,
+                    length,
+                    width,
+                } => {
+                    if !(length > 0.0 && width > 0.0) {
+                        return Err("a sole needs a positive length and width".into());
+                    }
+                    for (sx, sy) in CORNERS {
+                        let offset = center + Vec3::new(sx * length / 2.0, sy * width / 2.0, 0.0);
+                        points.push(ContactPoint { frame, offset });
+                    }
+                }
+            }
+        }
+        if points.is_empty() || points.len() > MAX_CONTACTS {
+            return Err(format!(
+                "{} support points: the distribution takes 1 to {MAX_CONTACTS}",
+                points.len()
+            ));
+        }
+        Ok(points)
+    }
+
     /// `footholds` on flat ground (normal +z) with friction `friction`, the
     /// default distribution (f_min = 0), tracking `base`.
     pub fn new(footholds: Vec<Foothold>, friction: f64, base: BaseReference) -> Self {
@@ -159,47 +203,15 @@ impl StanceControl {
         if !model.has_free_root() {
             return Err("stance laws need a free-floating base".into());
         }
-        if !(stance.friction > 0.0 && stance.friction.is_finite()) {
-            return Err("the friction coefficient must be positive and finite".into());
-        }
-        let off = (stance.ground_normal.norm() - 1.0).abs();
-        if off.is_nan() || off >= 1e-9 {
-            return Err("the ground normal must be a unit vector".into());
-        }
-        if !stance.base.is_valid() {
-            return Err("the base reference must be finite".into());
-        }
-        let mut contacts = Vec::new();
-        let mut points = Vec::new();
-        for f in &stance.footholds {
-            match *f {
-                Foothold::Point { frame, offset } => {
-                    contacts.push(StanceContact::Point { frame, offset });
-                    points.push(ContactPoint { frame, offset });
-                }
-                Foothold::Sole {
-                    frame,
-                    center,
-                    length,
-                    width,
-                } => {
-                    if !(length > 0.0 && width > 0.0) {
-                        return Err("a sole needs a positive length and width".into());
-                    }
-                    contacts.push(StanceContact::Rigid { frame });
-                    for (sx, sy) in CORNERS {
-                        let offset = center + Vec3::new(sx * length / 2.0, sy * width / 2.0, 0.0);
-                        points.push(ContactPoint { frame, offset });
-                    }
-                }
-            }
-        }
-        if points.is_empty() || points.len() > MAX_CONTACTS {
-            return Err(format!(
-                "{} support points: the distribution takes 1 to {MAX_CONTACTS}",
-                points.len()
-            ));
-        }
+        let points = stance.support_points()?;
+        let contacts: Vec<StanceContact> = stance
+            .footholds
+            .iter()
+            .map(|f| match *f {
+                Foothold::Point { frame, offset } => StanceContact::Point { frame, offset },
+                Foothold::Sole { frame, .. } => StanceContact::Rigid { frame },
+            })
+            .collect();
         let joints: Vec<usize> = (6..model.nv).collect();
         let manifold = StanceManifold::new(model, ws, contacts, q, &joints)
             .map_err(|e| format!("the stance manifold: {e}"))?;
