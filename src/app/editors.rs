@@ -130,6 +130,18 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
             changed |= gain(ui, "Λ (1/s)", lambda);
             changed |= gain(ui, "K_D", kd);
         }
+        ControllerSpec::Balance {
+            com_stiffness,
+            com_damping,
+            rotation_stiffness,
+            rotation_damping,
+            ..
+        } => {
+            changed |= gain(ui, "K_p CoM (N/m)", com_stiffness);
+            changed |= gain(ui, "D CoM (N s/m)", com_damping);
+            changed |= gain(ui, "K_R (N m/rad)", rotation_stiffness);
+            changed |= gain(ui, "D_R (N m s/rad)", rotation_damping);
+        }
         ControllerSpec::OperationalSlotineLi {
             lambda: first_gain,
             kd,

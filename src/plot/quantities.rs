@@ -175,18 +175,19 @@ pub const SUPPLY_AND_MISMATCH: Quantity = Quantity {
     read: Reader::Sample(|s| energy(s, |e| e.supply + e.mismatch)),
 };
 
-/// The residual of V(t) - V(t0) = supply - dissipation + mismatch since
-/// the first recorded sample t0 (the integrator's error; in the app it
-/// jumps at a live edit, which changes the storage function).
+/// The residual of V(t) - V(t0) = supply - dissipation + mismatch + slack
+/// since the first recorded sample t0 (the integrator's error; in the app
+/// it jumps at a live edit, which changes the storage function).
 pub const BALANCE_RESIDUAL: Quantity = Quantity {
-    title: "balance residual V - V(0) - supply + dissipation - mismatch",
+    title: "balance residual V - V(0) - supply + dissipation - mismatch - slack",
     unit: "J",
-    heading: "balance residual V - V(t0) - supply + dissipation - mismatch (J)",
+    heading: "balance residual V - V(t0) - supply + dissipation - mismatch - slack (J)",
     read: Reader::SinceFirst(|first, s| match (first.energy, s.energy) {
         (Some(e0), Some(e)) => {
             (s.lyapunov.value - first.lyapunov.value) - (e.supply - e0.supply)
                 + (e.dissipation - e0.dissipation)
                 - (e.mismatch - e0.mismatch)
+                - (e.slack - e0.slack)
         }
         _ => f64::NAN,
     }),

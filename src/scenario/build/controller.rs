@@ -1,6 +1,7 @@
 //! The controller a variant asks for: its factorization (`[factorization]`),
 //! its law and gains (`[controller]`) and the adaptation.
 
+use crate::control::balance::BalanceGains;
 use crate::control::{
     Adaptation, ComputedTorque, ControlLaw, OperationalPdPlus, OperationalSlotineLi, PdPlus,
     SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
@@ -11,6 +12,7 @@ use crate::scenario::{
     BoundsSpec, ControllerSpec, FactorizationSpec, Gain, Scenario, ScenarioError,
 };
 use crate::sim::BLOW_UP;
+use nalgebra::Vector3;
 
 impl Scenario {
     /// The joint-space factorization, and the torsion terms a `task_torsion`
@@ -291,6 +293,34 @@ impl Scenario {
                 kp: gain(kp, "kp", r)?,
                 kd: gain(kd, "kd", r)?,
             }),
+            ControllerSpec::Balance {
+                com_stiffness,
+                com_damping,
+                rotation_stiffness,
+                rotation_damping,
+                posture_stiffness,
+                posture_damping,
+            } => {
+                let axes = |g: &Gain, name: &str| -> Result<Vector3<f64>, ScenarioError> {
+                    Ok(Vector3::from_column_slice(&gain(g, name, 3)?))
+                };
+                let rotation = axes(rotation_stiffness, "rotation_stiffness")?;
+                if !(rotation.x == rotation.y && rotation.y == rotation.z) {
+                    return Err(self.invalid(
+                        &format!("{key}.rotation_stiffness"),
+                        "the three rotation stiffnesses must be equal: the spring's energy 1/2 k |theta|^2 has the gradient k theta only for one k",
+                    ));
+                }
+                let one = |x: f64, name: &str| gain(&Gain::All(x), name, 1).map(|v| v[0]);
+                ControlLaw::Balance(BalanceGains {
+                    com_stiffness: axes(com_stiffness, "com_stiffness")?,
+                    com_damping: axes(com_damping, "com_damping")?,
+                    rotation_stiffness: rotation,
+                    rotation_damping: axes(rotation_damping, "rotation_damping")?,
+                    posture_stiffness: one(*posture_stiffness, "posture_stiffness")?,
+                    posture_damping: one(*posture_damping, "posture_damping")?,
+                })
+            }
         })
     }
 }

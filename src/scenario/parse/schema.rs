@@ -360,6 +360,62 @@ pub enum ControllerSpec {
         kp: Gain,
         kd: Gain,
     },
+    /// The compliant balance law (Ott, Roa & Hirzinger 2011) on the
+    /// `[stance]`'s supports: CoM and base-rotation springs (one number or
+    /// three, world x, y, z) and a joint posture spring (one number). The
+    /// defaults are the machines-in-motion `mim_control` Solo-12 set-up
+    /// (`demos/demo_robot_com_ctrl_cpp.py`, see [`BalanceDefaults`]).
+    Balance {
+        #[serde(default = "BalanceDefaults::com_stiffness")]
+        com_stiffness: Gain,
+        #[serde(default = "BalanceDefaults::com_damping")]
+        com_damping: Gain,
+        #[serde(default = "BalanceDefaults::rotation_stiffness")]
+        rotation_stiffness: Gain,
+        #[serde(default = "BalanceDefaults::rotation_damping")]
+        rotation_damping: Gain,
+        #[serde(default = "BalanceDefaults::posture_stiffness")]
+        posture_stiffness: f64,
+        #[serde(default = "BalanceDefaults::posture_damping")]
+        posture_damping: f64,
+    },
+}
+
+/// The balance law's default gains, from the machines-in-motion
+/// `mim_control` centroidal controller on Solo-12
+/// (`demos/demo_robot_com_ctrl_cpp.py`: kc = 200, dc = 50 per unit mass,
+/// kb = [100, 100, 200] N m/rad, db = [50, 50, 200] per unit of the base's
+/// rotational inertia), in this law's units for Solo-12 (2.5 kg):
+/// K_p = 2.5 * 200 = 500 N/m, D = 2.5 * 50 = 125 N s/m; K_R = 100 N m/rad
+/// on every axis (isotropic, so the spring's energy 1/2 k |theta|^2 has the
+/// gradient k theta: mim_control's yaw 200 is not taken); D_R = db times
+/// Solo-12's rotational inertia about the base at the neutral pose (the
+/// CRBA's angular diagonal, [0.0398, 0.0735, 0.0803] kg m^2, as mim_control
+/// takes it from Pinocchio's mass matrix): [2.0, 3.7, 16.1] N m s/rad. The
+/// posture gains are not from mim_control (Solo-12's
+/// legs have no posture joint: every joint moves a foot); 50 N m/rad and
+/// 1 N m s/rad hold a humanoid's arms.
+pub struct BalanceDefaults;
+
+impl BalanceDefaults {
+    pub fn com_stiffness() -> Gain {
+        Gain::All(500.0)
+    }
+    pub fn com_damping() -> Gain {
+        Gain::All(125.0)
+    }
+    pub fn rotation_stiffness() -> Gain {
+        Gain::All(100.0)
+    }
+    pub fn rotation_damping() -> Gain {
+        Gain::Each(vec![2.0, 3.7, 16.1])
+    }
+    pub fn posture_stiffness() -> f64 {
+        50.0
+    }
+    pub fn posture_damping() -> f64 {
+        1.0
+    }
 }
 
 impl ControllerSpec {
@@ -374,6 +430,7 @@ impl ControllerSpec {
             ControllerSpec::OperationalPdPlus { .. } => "operational_pd_plus",
             ControllerSpec::StanceSlotineLi { .. } => "stance_slotine_li",
             ControllerSpec::StancePdPlus { .. } => "stance_pd_plus",
+            ControllerSpec::Balance { .. } => "balance",
         }
     }
 
@@ -381,7 +438,9 @@ impl ControllerSpec {
     pub fn is_stance(&self) -> bool {
         matches!(
             self,
-            ControllerSpec::StanceSlotineLi { .. } | ControllerSpec::StancePdPlus { .. }
+            ControllerSpec::StanceSlotineLi { .. }
+                | ControllerSpec::StancePdPlus { .. }
+                | ControllerSpec::Balance { .. }
         )
     }
 

@@ -67,7 +67,16 @@ pub fn series(result: &VariantResult) -> Series {
         columns.extend(["manipulability", "sigma_min"].map(String::from));
     }
     if first.energy.is_some() {
-        columns.extend(["supply", "dissipation", "mismatch", "balance_residual"].map(String::from));
+        columns.extend(
+            [
+                "supply",
+                "dissipation",
+                "mismatch",
+                "slack",
+                "balance_residual",
+            ]
+            .map(String::from),
+        );
     }
     if !first.pushes.is_empty() {
         columns.extend(["push_fx", "push_fy", "push_fz"].map(String::from));
@@ -97,7 +106,7 @@ pub fn series(result: &VariantResult) -> Series {
         }
         if let Some(e) = &s.energy {
             let residual = e.residual(s.lyapunov.value - v0);
-            data.extend([e.supply, e.dissipation, e.mismatch, residual]);
+            data.extend([e.supply, e.dissipation, e.mismatch, e.slack, residual]);
         }
         if !first.pushes.is_empty() {
             let f = s.pushes.iter().fold([0.0; 3], |acc, p| {
@@ -289,9 +298,10 @@ fn task_summary(result: &VariantResult) -> serde_json::Value {
 }
 
 /// The energy balance (null for computed torque): V(T) - V(0), the supply,
-/// dissipation and mismatch integrals at the end, the largest |residual|,
-/// and the largest excess of V(t) over V(0) + supply(t) + mismatch(t)
-/// (never above the residual: the dissipation only takes energy out).
+/// dissipation, mismatch and slack integrals at the end, the largest
+/// |residual|, and the largest excess of V(t) over V(0) + supply(t) +
+/// mismatch(t) + slack(t) (never above the residual: the dissipation only
+/// takes energy out).
 fn passivity_summary(result: &VariantResult) -> serde_json::Value {
     let (Some(first), Some(last)) = (result.samples.first(), result.samples.last()) else {
         return serde_json::Value::Null;
@@ -305,7 +315,7 @@ fn passivity_summary(result: &VariantResult) -> serde_json::Value {
     for s in &result.samples {
         if let Some(e) = &s.energy {
             max_residual = max_residual.max(e.residual(s.lyapunov.value - v0).abs());
-            max_excess = max_excess.max(s.lyapunov.value - v0 - e.supply - e.mismatch);
+            max_excess = max_excess.max(s.lyapunov.value - v0 - e.supply - e.mismatch - e.slack);
         }
     }
     json!({
@@ -313,6 +323,7 @@ fn passivity_summary(result: &VariantResult) -> serde_json::Value {
         "supply_j": end.supply,
         "dissipation_j": end.dissipation,
         "mismatch_j": end.mismatch,
+        "slack_j": end.slack,
         "max_abs_balance_residual_j": max_residual,
         "max_storage_above_supply_j": max_excess,
     })
