@@ -176,7 +176,8 @@ fn count(g: &mut Gen, usual: std::ops::RangeInclusive<u64>) -> String {
         g.pick(&[
             "0",
             "-1",
-            "20001",
+            // Over the 200,000 runs a sweep may hold (MAX_SWEEP_RUNS).
+            "200001",
             "18446744073709551615",
             "18446744073709551616",
             "x",

@@ -161,6 +161,10 @@ pub(super) fn resolved_text(scenario: &Scenario) -> String {
 /// runs then take about 1.3 GB.
 pub const MAX_SWEEP_RUNS: usize = 200_000;
 
+/// Points of a sweep whose runs are timed for the estimate, at most
+/// (spread evenly over the points); the rest are counted only.
+const TIMED_POINTS: usize = 16;
+
 /// A sweep ready to run: every point's scenario checked before anything
 /// runs; each run's [`Variant`] is built when the run starts.
 #[derive(Clone, Debug)]
@@ -291,6 +295,11 @@ impl SweepPlan {
                 return Err(unknown(message));
             }
         }
+        // Timing a run costs at least 21 of its steps; with thousands of
+        // points that was as much as running them (a fuzzed sweep of
+        // 60,003 short points spent minutes, silent, before its first run).
+        let stride = points.len().div_ceil(TIMED_POINTS).max(1);
+        let timed_runs = points.len().div_ceil(stride) * per_point;
         let mut sizes = Vec::with_capacity(runs_wanted);
         let mut point_hashes = Vec::with_capacity(points.len());
         let mut variants = Vec::new();
@@ -310,7 +319,17 @@ impl SweepPlan {
                 ));
             }
             point_hashes.push(stable_hash(&resolved_text(&s)));
-            sizes.extend(built.iter().map(|v| RunSize::measure(v, runs_wanted)));
+            // Every `stride`-th point is timed; the others take the costs
+            // of the last timed point's runs (the same variants).
+            if p % stride == 0 {
+                sizes.extend(built.iter().map(|v| RunSize::measure(v, timed_runs)));
+            } else {
+                let timed = sizes.len() - (p % stride) * built.len();
+                for (k, v) in built.iter().enumerate() {
+                    let size = RunSize::with_costs_of(v, &sizes[timed + k]);
+                    sizes.push(size);
+                }
+            }
         }
         let scenario_text = resolved_text(scenario);
         let hash = stable_hash(&format!("{scenario_text}\n{}", spec.canonical()));

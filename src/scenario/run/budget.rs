@@ -4,7 +4,7 @@
 //! (`--allow-long` on the command line; the app never goes beyond it).
 
 use crate::scenario::{Scenario, ScenarioError, Variant};
-use crate::sim::Sample;
+use crate::sim::{Sample, Simulation};
 use std::time::{Duration, Instant};
 
 /// Integration steps (all variants, or all runs of a sweep, together) a
@@ -58,7 +58,9 @@ pub struct RunSize {
     samples: f64,
     sample_bytes: f64,
     csv_bytes: f64,
-    seconds: f64,
+    /// Measured cost of one step and of one sample, seconds.
+    step_cost: f64,
+    sample_cost: f64,
     /// Duration, step and record period, seconds.
     periods: [f64; 3],
 }
@@ -73,23 +75,24 @@ impl RunSize {
         )
     }
 
+    /// `variant`'s steps and samples, with the step and sample costs
+    /// measured on `timed` (a run of the same variant at another point of
+    /// a sweep): a sweep of many points times a few of them, since the
+    /// timing steps of every run cost nearly as much as short runs.
+    pub fn with_costs_of(variant: &Variant, timed: &RunSize) -> RunSize {
+        let mut sim = variant.simulation.clone();
+        RunSize {
+            step_cost: timed.step_cost,
+            sample_cost: timed.sample_cost,
+            ..RunSize::count(variant, &mut sim)
+        }
+    }
+
     /// Counts `variant`'s steps and samples, and times up to
     /// [`TIMED_STEPS`] of its steps (on a copy) within `budget`.
     fn of(variant: &Variant, budget: Duration) -> RunSize {
-        let steps = variant.steps();
-        // (duration / record_period when both counts overflow to infinity)
-        let samples = (1.0 + (steps / variant.record_every()).ceil())
-            .max(1.0 + (variant.duration / variant.record_period).ceil());
         let mut sim = variant.simulation.clone();
-        let sample = sim.sample();
-        let heap_numbers = sample.q.len()
-            + sample.q_desired.len()
-            + sample.v.len()
-            + sample.tau.len()
-            + sample.parameters.len();
-        let sample_bytes = (std::mem::size_of::<Sample>() + 8 * heap_numbers) as f64;
-        // t, the vectors, 8 scalars, and 26 task columns with a task.
-        let row_numbers = 1 + heap_numbers + 8 + sample.task.as_ref().map_or(0, |_| 26);
+        let counted = RunSize::count(variant, &mut sim);
         // The first steps pay for cold caches: time the ones after them.
         let mut healthy = (0..WARM_UP_STEPS).all(|_| sim.step().is_ok());
         let start = Instant::now();
@@ -101,19 +104,47 @@ impl RunSize {
         let step_cost = start.elapsed().as_secs_f64() / timed.max(1) as f64;
         let start = Instant::now();
         sim.sample();
-        let sample_cost = start.elapsed().as_secs_f64();
+        RunSize {
+            step_cost,
+            sample_cost: start.elapsed().as_secs_f64(),
+            ..counted
+        }
+    }
+
+    /// `variant`'s steps, samples and their bytes, without costs (`sim`
+    /// is a copy of its simulation, left at its initial state).
+    fn count(variant: &Variant, sim: &mut Simulation) -> RunSize {
+        let steps = variant.steps();
+        // (duration / record_period when both counts overflow to infinity)
+        let samples = (1.0 + (steps / variant.record_every()).ceil())
+            .max(1.0 + (variant.duration / variant.record_period).ceil());
+        let sample = sim.sample();
+        let heap_numbers = sample.q.len()
+            + sample.q_desired.len()
+            + sample.v.len()
+            + sample.tau.len()
+            + sample.parameters.len();
+        let sample_bytes = (std::mem::size_of::<Sample>() + 8 * heap_numbers) as f64;
+        // t, the vectors, 8 scalars, and 26 task columns with a task.
+        let row_numbers = 1 + heap_numbers + 8 + sample.task.as_ref().map_or(0, |_| 26);
         RunSize {
             steps,
             samples,
             sample_bytes,
             csv_bytes: samples * row_numbers as f64 * CSV_BYTES_PER_NUMBER,
-            seconds: steps * step_cost + samples * sample_cost,
+            step_cost: 0.0,
+            sample_cost: 0.0,
             periods: [
                 variant.duration,
                 variant.simulation.dt,
                 variant.record_period,
             ],
         }
+    }
+
+    /// The estimated wall time of the run, seconds.
+    fn seconds(&self) -> f64 {
+        self.steps * self.step_cost + self.samples * self.sample_cost
     }
 }
 
@@ -149,7 +180,7 @@ impl RunEstimate {
             .iter()
             .max_by(|a, b| a.steps.total_cmp(&b.steps))
             .map_or([0.0; 3], |s| s.periods);
-        let seconds = sum(&|s| s.seconds) / threads as f64;
+        let seconds = sum(&RunSize::seconds) / threads as f64;
         RunEstimate {
             runs: sizes.len(),
             steps,
