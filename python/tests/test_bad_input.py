@@ -136,6 +136,13 @@ def test_bad_scenario_key_and_value():
     assert s.variants == ["c_star", "torsion_beta_minus_5"]
 
 
+def test_scenario_text_without_a_path_is_named_in_errors():
+    # Fuzz (fuzz_driver.py, seed 777): the message began ":1:8:", naming
+    # no source.
+    with pytest.raises(pl.Error, match=r"\(scenario text\):1:8: name: invalid type"):
+        pl.Scenario.parse("name = 1", "")
+
+
 def test_missing_scenario_file(tmp_path):
     with pytest.raises(pl.Error, match="nothing.toml"):
         pl.Scenario.load(str(tmp_path / "nothing.toml"))

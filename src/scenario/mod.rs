@@ -39,22 +39,33 @@ pub enum ScenarioError {
     /// Not read: unreadable, not a regular file or too large.
     #[error(transparent)]
     Input(#[from] InputError),
-    #[error("{file}:{line}:{column}: {message}")]
+    #[error("{}:{line}:{column}: {message}", source_name(file))]
     Syntax {
         file: PathBuf,
         line: usize,
         column: usize,
         message: String,
     },
-    #[error("{file}:{line}: {key}: {message}")]
+    #[error("{}:{line}: {key}: {message}", source_name(file))]
     Invalid {
         file: PathBuf,
         line: usize,
         key: String,
         message: String,
     },
-    #[error("{file}: robot: {error}")]
+    #[error("{}: robot: {error}", source_name(file))]
     Model { file: PathBuf, error: ModelError },
+}
+
+/// How messages name a scenario's source: its path, or "(scenario text)"
+/// for text parsed without one (Python's `Scenario.parse(text, path="")`
+/// said ":1:8: ...", naming nothing).
+fn source_name(file: &std::path::Path) -> String {
+    if file.as_os_str().is_empty() {
+        "(scenario text)".to_string()
+    } else {
+        file.display().to_string()
+    }
 }
 
 /// The scenario `passivity-lab run` and the app use when given none: the
