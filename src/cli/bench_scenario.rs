@@ -8,6 +8,13 @@
 //! call, on the variant's own models: ABA once per integrator stage, and
 //! the Slotine-Li torque H a_r + C v_r + g and Y^T s (adaptive) once per
 //! controller evaluation. The overhead is step / that sum - 1.
+//!
+//! Every variant also reports its controller's cost per evaluation
+//! (`controller_us`: `Controller::compute` on the estimated model, a
+//! balance or stance law's wrench distribution included), timed over 64
+//! states the variant passes through (evenly spaced over its run, visited in
+//! turn, so each call starts from the previous state's warm start) beside
+//! the step it is part of.
 
 use super::bench::{time_us, Calls};
 use super::load_scenario;
@@ -91,6 +98,31 @@ fn components(sim: &Simulation, name: &str) -> anyhow::Result<Components> {
     })
 }
 
+/// Microseconds per `Controller::compute` of `variant`'s controller over
+/// 64 states of its run (see the module documentation).
+fn controller_us(variant: &Variant, steps: usize) -> anyhow::Result<f64> {
+    let mut sim = variant.simulation.clone();
+    let every = (steps / STATES).max(1);
+    let mut states = Vec::with_capacity(STATES);
+    for k in 0..steps {
+        if k % every == 0 && states.len() < STATES {
+            states.push((sim.t, sim.q.clone(), sim.v.clone()));
+        }
+        sim.step()
+            .map_err(|d| anyhow::anyhow!("variant {}: {d}", variant.name))?;
+    }
+    let mut controller = sim.controller.clone();
+    let estimate = &sim.estimate;
+    Ok(time_us(Calls::Budget(COMPONENT_BUDGET), |i| {
+        let (t, q, v) = &states[i % states.len()];
+        controller.compute(*t, estimate, q, v);
+        black_box(&controller.tau);
+    }))
+}
+
+/// States `controller_us` times the controller over.
+const STATES: usize = 64;
+
 /// Best seconds per step of the runner's loop (recording at the record
 /// period) over `repeats` runs.
 fn recorded_step(variant: &Variant, repeats: usize) -> f64 {
@@ -129,11 +161,12 @@ pub fn run(path: &Path, repeats: usize, json: bool, breakdown: bool) -> anyhow::
         let us = best * 1e6;
         let rtf = variant.simulation.dt / best;
         let plant = scenario.file.simulation.plant.name();
+        let controller = controller_us(&variant, steps)?;
         let mut line = serde_json::json!({"scenario": scenario.file.name, "variant": variant.name,
             "plant": plant, "dt": variant.simulation.dt, "steps": steps,
-            "us_per_step": us, "rtf": rtf});
+            "us_per_step": us, "rtf": rtf, "controller_us": controller});
         let mut text = format!(
-            "{} {} ({plant}): {us:.2} us/step, {rtf:.1}x real time",
+            "{} {} ({plant}): {us:.2} us/step, {rtf:.1}x real time; controller {controller:.2} us/evaluation",
             scenario.file.name, variant.name
         );
         if breakdown {
