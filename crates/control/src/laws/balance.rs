@@ -52,9 +52,7 @@ impl BalanceControl {
         self.prepare(gains, ev);
         let s = self.law.storage(ev.model, ev.q, ev.v);
         let e = &self.law.errors;
-        let stack = |a: &nalgebra::Vector3<f64>, b: &nalgebra::Vector3<f64>| {
-            norm(&[a.x, a.y, a.z, b.x, b.y, b.z])
-        };
+        let stack = |a: &Vector3<f64>, b: &Vector3<f64>| norm(&[a.x, a.y, a.z, b.x, b.y, b.z]);
         StorageParts {
             kinetic: s.kinetic,
             potential: s.springs,
