@@ -38,16 +38,40 @@ impl OrbitCamera {
     }
 }
 
-/// Space taken by the egui panels, in logical pixels (set by the panels).
+/// Space taken by the egui panels, in logical pixels (set by the panels):
+/// the controls on the left, the plots on the right or at the bottom.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
 pub struct PanelMargins {
     pub left: f32,
     pub right: f32,
+    pub bottom: f32,
 }
 
-/// The orbit that frames the current session.
+impl PanelMargins {
+    /// The 3-D viewport in a window of `size` physical pixels at `scale`
+    /// physical pixels per logical one: its top-left corner and its size,
+    /// at least one pixel each way.
+    pub fn viewport(&self, size: UVec2, scale: f32) -> (UVec2, UVec2) {
+        let physical = |logical: f32| (logical.max(0.0) * scale) as u32;
+        let left = physical(self.left).min(size.x.saturating_sub(2));
+        let right = physical(self.right).min(size.x.saturating_sub(left + 1));
+        let bottom = physical(self.bottom).min(size.y.saturating_sub(1));
+        let viewport = UVec2::new(
+            size.x.saturating_sub(left + right).max(1),
+            size.y.saturating_sub(bottom).max(1),
+        );
+        (UVec2::new(left, 0), viewport)
+    }
+}
+
+/// The orbit that frames the current session (R), and for the point mass
+/// a second one (V switches): a close-up that follows the mass, or the
+/// still view when the close-up is home (with the Transport view on).
 #[derive(Resource, Clone, Copy, Debug)]
-pub struct HomeView(pub OrbitCamera);
+pub struct HomeView {
+    pub home: OrbitCamera,
+    pub close_up: Option<OrbitCamera>,
+}
 
 pub struct CameraPlugin;
 
@@ -120,31 +144,47 @@ fn spawn_stage(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSetti
 const VERTICAL_FOV: f32 = std::f32::consts::FRAC_PI_4;
 
 /// When the layout or the viewport changes (a new session, another
-/// arrangement, the panels settling), and the user has not moved the camera
-/// since: frame what the scenario is about.
+/// arrangement, the panels settling) or the Transport view is switched, and
+/// the user has not moved the camera since: frame what the scenario is
+/// about.
+#[allow(clippy::too_many_arguments)]
 fn frame_session(
     session: Res<Session>,
     layout: Res<super::robot_view::ViewLayout>,
     margins: Res<PanelMargins>,
     window: Query<&Window, With<PrimaryWindow>>,
+    torsion: Res<super::torsion_view::TorsionViewSettings>,
+    mut transport: Local<Option<bool>>,
     home: Option<Res<HomeView>>,
     mut cameras: Query<&mut OrbitCamera>,
     mut commands: Commands,
 ) {
-    if !(layout.is_changed() || margins.is_changed()) {
+    // The panel edits the torsion settings in place (marked changed every
+    // frame): only the Transport switch matters here.
+    let transport_switched = *transport != Some(torsion.transport);
+    if !(layout.is_changed() || margins.is_changed() || transport_switched) {
         return;
     }
+    *transport = Some(torsion.transport);
     let aspect = window.single().map_or(1.5, |w| {
-        (w.width() - margins.left - margins.right).max(100.0) / w.height().max(100.0)
+        let (_, size) = margins.viewport(w.physical_size(), w.scale_factor());
+        size.x.max(100) as f32 / size.y.max(100) as f32
     });
-    let view = home_view(&session, &layout, aspect);
-    let untouched = |c: &OrbitCamera| home.as_ref().is_none_or(|h| *c == h.0);
+    let mut view = home_view(&session, &layout, aspect);
+    // The transported vectors are drawn at the mass, 15 cm long: close up.
+    if let Some(close_up) = view.close_up.filter(|_| torsion.transport) {
+        view = HomeView {
+            home: close_up,
+            close_up: Some(view.home),
+        };
+    }
+    let untouched = |c: &OrbitCamera| home.as_ref().is_none_or(|h| *c == h.home);
     for mut c in &mut cameras {
         if layout.is_changed() || untouched(&c) {
-            *c = view;
+            *c = view.home;
         }
     }
-    commands.insert_resource(HomeView(view));
+    commands.insert_resource(view);
 }
 
 /// The largest distance between two body frames of the first variant at
@@ -157,13 +197,12 @@ fn robot_extent(session: &Session) -> f32 {
     };
     let mut ws = crate::algorithms::Workspace::new(&v.sim.plant);
     crate::algorithms::forward_kinematics(&v.sim.plant, &mut ws, &first.q);
-    let (lo, hi) = ws.placements.iter().fold(
-        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-        |(lo, hi), x| {
-            let p = super::robot_view::point(&x.trans);
-            (lo.min(p), hi.max(p))
-        },
-    );
+    let points: Vec<Vec3> = ws
+        .placements
+        .iter()
+        .map(|x| super::robot_view::point(&x.trans))
+        .collect();
+    let (lo, hi) = bounds(&points);
     if ws.placements.is_empty() {
         0.0
     } else {
@@ -171,30 +210,49 @@ fn robot_extent(session: &Session) -> f32 {
     }
 }
 
-/// The view that frames the session. A run that travels far, or whose
-/// robot is small beside its path (the point mass), is followed from behind and to the side, slightly above, close
-/// enough that a variant leaving the plane of motion shows against the
-/// ground grid and the other variants' trails. Otherwise the camera looks at the robots and their desired
-/// end-effector paths obliquely from the front (the row of variants recedes
-/// in depth), slightly above, at the distance that fits them all in a
-/// viewport of width / height `aspect`.
+/// Seconds of the point mass's run its still view frames: the climb out
+/// of the plane happens in the first seconds (Wensing, Englsberger &
+/// Slotine (2023), Fig. 6), after which every variant runs along the line.
+const POINT_MASS_SECONDS: f64 = 2.0;
+
+/// The views that frame the session. The point mass (a robot small beside
+/// its path) is seen still, from behind its start and to the side, low,
+/// over its first [`POINT_MASS_SECONDS`], as in Wensing, Englsberger &
+/// Slotine (2023), Fig. 6: the mass starts nearest and moves away, up and
+/// to the right, and a variant leaving the plane of motion climbs above the
+/// others' trails; its close-up follows the mass from behind. A run that
+/// travels far is followed the same way. Otherwise the camera looks at the
+/// robots and their desired end-effector paths obliquely from the front
+/// (the row of variants recedes in depth), slightly above, at the distance
+/// that fits them all in a viewport of width / height `aspect`.
 pub fn home_view(
     session: &Session,
     layout: &super::robot_view::ViewLayout,
     aspect: f32,
-) -> OrbitCamera {
+) -> HomeView {
     let (centre, extent) = end_effector_path_extent(session);
-    if extent > 3.0 || robot_extent(session) < 0.1 * extent {
+    let small = robot_extent(session) < 0.1 * extent;
+    if extent > 3.0 || small {
         let start = session.variants[0].view.first().map_or(centre, |t| {
             Vec3::from_array(t.end_effector.map(|x| x as f32))
         });
         let travel = centre - start;
-        return OrbitCamera {
+        let close_up = OrbitCamera {
             target: start,
             yaw: travel.y.atan2(travel.x) - 2.3,
             pitch: 0.3,
             distance: 1.6,
             follow: true,
+        };
+        if !small {
+            return HomeView {
+                home: close_up,
+                close_up: None,
+            };
+        }
+        return HomeView {
+            home: point_mass_view(session, start, travel, aspect),
+            close_up: Some(close_up),
         };
     }
     let count = session.variants.len();
@@ -209,10 +267,7 @@ pub fn home_view(
         // The base, so that a robot reaching up stands on the view's floor.
         points.push(offset);
     }
-    let (lo, hi) = points.iter().fold(
-        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
+    let (lo, hi) = bounds(&points);
     // Room for the links around their frames.
     let (lo, hi) = (lo - Vec3::splat(0.15), hi + Vec3::splat(0.15));
     let mut view = OrbitCamera {
@@ -223,7 +278,41 @@ pub fn home_view(
         follow: false,
     };
     view.distance = fitting_distance(&view, lo, hi, aspect);
+    HomeView {
+        home: view,
+        close_up: None,
+    }
+}
+
+/// The point mass's still view: the start and the desired path over the
+/// first [`POINT_MASS_SECONDS`], with 0.3 m around them for the variants'
+/// excursions, seen from behind the start and to the right of the
+/// direction of travel, low.
+fn point_mass_view(session: &Session, start: Vec3, travel: Vec3, aspect: f32) -> OrbitCamera {
+    let path = desired_end_effector_path(session);
+    let seconds = POINT_MASS_SECONDS.min(session.duration);
+    let last = ((path.len() - 1) as f64 * seconds / session.duration.max(seconds)).ceil() as usize;
+    let mut points = path[..=last.min(path.len() - 1)].to_vec();
+    points.push(start);
+    let (lo, hi) = bounds(&points);
+    let (lo, hi) = (lo - Vec3::splat(0.3), hi + Vec3::splat(0.3));
+    let mut view = OrbitCamera {
+        target: 0.5 * (lo + hi),
+        yaw: travel.y.atan2(travel.x) - 2.2,
+        pitch: 0.2,
+        distance: 1.0,
+        follow: false,
+    };
+    view.distance = fitting_distance(&view, lo, hi, aspect);
     view
+}
+
+/// The smallest box holding `points`.
+fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
+    points.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    )
 }
 
 /// The smallest distance at which every corner of the box [lo, hi] is
@@ -272,9 +361,12 @@ fn orbit(
     let egui_pointer = egui.as_ref().is_some_and(|e| e.wants_pointer_input());
     let egui_keys = egui.as_ref().is_some_and(|e| e.wants_keyboard_input());
     for mut c in &mut cameras {
-        if keys.just_pressed(KeyCode::KeyR) && !egui_keys {
-            if let Some(h) = &home {
-                *c = h.0;
+        if let (Some(h), false) = (&home, egui_keys) {
+            if keys.just_pressed(KeyCode::KeyR) {
+                *c = h.home;
+            }
+            if let Some(close_up) = h.close_up.filter(|_| keys.just_pressed(KeyCode::KeyV)) {
+                *c = if *c == h.home { close_up } else { h.home };
             }
         }
         if egui_pointer {
@@ -360,12 +452,7 @@ fn fit_viewport(
     mut cameras: Query<&mut Camera, With<OrbitCamera>>,
 ) {
     let Ok(window) = window.single() else { return };
-    let scale = window.scale_factor();
-    let (w, h) = (window.physical_width(), window.physical_height());
-    let left = ((margins.left * scale) as u32).min(w.saturating_sub(2));
-    let right = ((margins.right * scale) as u32).min(w.saturating_sub(left + 1));
-    let size = UVec2::new(w.saturating_sub(left + right).max(1), h.max(1));
-    let position = UVec2::new(left, 0);
+    let (position, size) = margins.viewport(window.physical_size(), window.scale_factor());
     for mut camera in &mut cameras {
         let current = camera
             .viewport

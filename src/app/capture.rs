@@ -167,6 +167,34 @@ fn handles_and_springs(
     (handles, springs)
 }
 
+/// On screen (physical pixels): each variant's end-effector trail, the
+/// points the trail is drawn through, one per recorded sample (null where a
+/// point is behind the camera).
+fn trails_on_screen(
+    session: &Session,
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> Vec<Vec<Option<[f32; 2]>>> {
+    let count = session.variants.len();
+    session
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let offset = layout.offset(i, count);
+            v.view
+                .iter()
+                .map(|t| {
+                    let p = Vec3::from_array(t.end_effector.map(|x| x as f32)) + offset;
+                    let p = camera.0.world_to_viewport(camera.1, p).ok()? * scale;
+                    Some([p.x, p.y])
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// On screen (physical pixels): each variant's transported vectors and
 /// contorsion arrow as (x0, y0, x1, y1) from the end effector to the tip.
 fn torsion_arrows(
@@ -251,17 +279,30 @@ fn scripted_capture(
             Ok(camera) => handles_and_springs(&session, &layout, camera, scale),
             Err(_) => (Vec::new(), Vec::new()),
         };
+        let trails = match cameras.single() {
+            Ok(camera) => trails_on_screen(&session, &layout, camera, scale),
+            Err(_) => Vec::new(),
+        };
         let torsion_view = match cameras.single() {
             Ok(camera) => torsion_arrows((&torsion.0, &torsion.1), &layout, camera, scale),
             Err(_) => serde_json::Value::Null,
         };
+        // The 3-D view's rectangle (physical pixels: x, y, width, height).
+        let viewport = cameras.single().ok().and_then(|(c, _)| {
+            c.viewport.as_ref().map(|v| {
+                let (p, s) = (v.physical_position, v.physical_size);
+                [p.x, p.y, s.x, s.y]
+            })
+        });
         let m = f64::from(capture.measured.max(1));
         let report = serde_json::json!({
             "handles_px": handles,
             "springs_px": springs,
             "torsion_view": torsion_view,
+            "trails_px": trails,
             "frames": frames,
             "window_px": size,
+            "viewport_px": viewport,
             "robot_rects_px": rects,
             "robot_parts": count,
             "fallback_parts": fallbacks,

@@ -15,18 +15,23 @@
 //! - [`camera`]: the orbit camera and the 3-D viewport;
 //! - [`interaction`]: pulling bodies with the mouse and dragging the
 //!   target handle, recorded into the scenario ([`picking`] finds the body);
+//! - [`layout`]: which panels are open and where the plots are docked;
 //! - [`panels`]: scenario, playback, controller and factorization editors;
-//! - [`plots`]: live egui_plot time series, one line per variant, and the
+//! - [`plots`]: live egui_plot time series, one line per variant
+//!   ([`lyapunov_plot`]: V on a linear, log or relative scale), and the
 //!   torque spectra;
 //! - [`sweep_panel`]: a sweep run in the background, its curve;
 //! - [`capture`]: screenshots, and scripted captures that exit;
-//! - [`recording`]: animated GIF recordings of the window.
+//! - [`recording`]: animated GIF recordings of the window;
+//! - [`shortcut_help`]: the keys, listed on F1 or `?`.
 
 pub mod camera;
 pub mod capture;
 pub mod contacts;
 pub mod editors;
 pub mod interaction;
+pub mod layout;
+pub mod lyapunov_plot;
 pub mod markdown;
 pub mod panels;
 pub mod picking;
@@ -34,6 +39,7 @@ pub mod plots;
 pub mod recording;
 pub mod robot_view;
 pub mod session;
+pub mod shortcut_help;
 pub mod spectrum_plot;
 pub mod sweep_panel;
 pub mod task_space;
@@ -101,11 +107,15 @@ impl Plugin for LabPlugins {
             contacts::ContactsPlugin,
             interaction::InteractionPlugin,
             interaction::HandlesPlugin,
+        ))
+        .add_plugins((
+            layout::LayoutPlugin,
             panels::PanelsPlugin,
             plots::PlotsPlugin,
             sweep_panel::SweepPanelPlugin,
             capture::CapturePlugin,
             recording::RecordingPlugin,
+            shortcut_help::ShortcutHelpPlugin,
         ));
     }
 }

@@ -7,6 +7,7 @@ use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
 use super::editors;
 use super::interaction::{DragScope, InteractionSettings};
+use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
 use super::recording::Recorder;
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
@@ -42,6 +43,7 @@ pub struct ViewSettings<'w, 's> {
     contacts: ResMut<'w, ContactSettings>,
     torsion: ResMut<'w, TorsionViewSettings>,
     torsion_state: Res<'w, TorsionViewState>,
+    panels: ResMut<'w, Layout>,
     cameras: Query<'w, 's, &'static mut OrbitCamera>,
 }
 
@@ -63,32 +65,8 @@ pub struct PanelState {
     path: String,
 }
 
-/// Shows a resizable, scrolling side panel the height of the window and
-/// returns its width (logical pixels).
-pub fn show_side_panel(
-    ctx: &egui::Context,
-    root_id: &str,
-    panel: egui::Panel,
-    contents: impl FnOnce(&mut egui::Ui),
-) -> f32 {
-    let mut root = egui::Ui::new(
-        ctx.clone(),
-        egui::Id::new(root_id),
-        egui::UiBuilder::new()
-            .layer_id(egui::LayerId::background())
-            .max_rect(ctx.viewport_rect()),
-    );
-    panel
-        .resizable(true)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, contents);
-        })
-        .response
-        .rect
-        .width()
-}
-
-fn left_panel(
+/// The controls panel on the left: the whole window's height.
+pub fn left_panel(
     mut contexts: EguiContexts,
     mut s: SessionAccess,
     mut view: ViewSettings,
@@ -96,23 +74,30 @@ fn left_panel(
     mut state: Local<PanelState>,
     mut touch: ResMut<InteractionSettings>,
 ) -> Result {
-    let width = show_side_panel(
-        contexts.ctx_mut()?,
-        "left root",
-        egui::Panel::left("controls").default_size(330.0),
-        |ui| {
-            scenario_section(ui, &mut s, &mut state);
-            lesson_section(ui, &mut s);
-            playback_section(ui, &mut s);
-            variants_section(ui, &mut s);
-            mismatch_section(ui, &mut s);
-            torsion_section(ui, &mut view.torsion, &view.torsion_state, &s.session);
-            view_section(ui, &mut s, &mut view);
-            contacts_section(ui, &s, &mut view.contacts);
-            interaction_section(ui, &s, &mut touch);
-            output_section(ui, &mut s);
-        },
-    );
+    let ctx = contexts.ctx_mut()?;
+    let spec = EdgePanel {
+        edge: Edge::Left,
+        id: "controls",
+        default_size: 300.0,
+        hint: "hide or show the controls (C)",
+        area: ctx.viewport_rect(),
+    };
+    let mut open = view.panels.controls_open;
+    let width = show_edge_panel(ctx, spec, &mut open, |ui| {
+        scenario_section(ui, &mut s, &mut state);
+        lesson_section(ui, &mut s);
+        playback_section(ui, &mut s);
+        variants_section(ui, &mut s);
+        mismatch_section(ui, &mut s);
+        torsion_section(ui, &mut view.torsion, &view.torsion_state, &s.session);
+        view_section(ui, &mut s, &mut view);
+        contacts_section(ui, &s, &mut view.contacts);
+        interaction_section(ui, &s, &mut touch);
+        output_section(ui, &mut s);
+    });
+    if view.panels.controls_open != open {
+        view.panels.controls_open = open;
+    }
     if margins.left != width {
         margins.left = width;
     }
@@ -391,6 +376,15 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
             if arrangement != view.layout.arrangement {
                 view.layout.arrangement = arrangement;
             }
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut view.panels.plots_open, "plots")
+                    .on_hover_text("P");
+                let dock = &mut view.panels.plots_dock;
+                ui.radio_value(dock, PlotsDock::Below, "below");
+                ui.radio_value(dock, PlotsDock::Right, "right");
+                ui.radio_value(dock, PlotsDock::Floating, "floating")
+                    .on_hover_text("D cycles; C hides the controls");
+            });
             for mut c in &mut view.cameras {
                 ui.checkbox(&mut c.follow, "camera follows the end effector (R resets)");
             }

@@ -1,5 +1,6 @@
-//! The right panel: live plots (egui_plot) with one line per variant —
-//! Lyapunov value, tracking error and s norms, the task's position and
+//! The plots panel, docked below or right of the 3-D view or floating
+//! ([`super::layout`]): live plots (egui_plot) with one line per variant —
+//! Lyapunov value ([`super::lyapunov_plot`]), tracking error and s norms, the task's position and
 //! orientation errors and |s_x| (task scenarios), a joint torque, a parameter
 //! estimate against its true value, the skew and validity residuals — and a
 //! torsion readout. Hovering shows values; the plots follow the last few
@@ -9,7 +10,8 @@
 //! ([`crate::plot::quantities`], [`crate::plot::palette`]).
 
 use super::camera::PanelMargins;
-use super::panels::show_side_panel;
+use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
+use super::lyapunov_plot::{lyapunov_plot, LyapunovScale};
 use super::session::{LiveVariant, Session};
 use super::spectrum_plot::{spectra_section, SpectrumCache};
 use super::torsion_view::TorsionViewSettings;
@@ -30,6 +32,8 @@ pub struct PlotSettings {
     pub joint: usize,
     /// Inertial parameter plotted (10 per body, Pinocchio's order).
     pub parameter: usize,
+    /// How the Lyapunov plot scales V.
+    pub lyapunov: LyapunovScale,
 }
 
 impl Default for PlotSettings {
@@ -38,6 +42,7 @@ impl Default for PlotSettings {
             window: Some(5.0),
             joint: 0,
             parameter: 0,
+            lyapunov: LyapunovScale::default(),
         }
     }
 }
@@ -46,8 +51,10 @@ pub struct PlotsPlugin;
 
 impl Plugin for PlotsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<PlotSettings>()
-            .add_systems(EguiPrimaryContextPass, right_panel);
+        app.init_resource::<PlotSettings>().add_systems(
+            EguiPrimaryContextPass,
+            plots_panel.after(super::panels::left_panel),
+        );
     }
 }
 
@@ -80,79 +87,219 @@ impl Quantity<'_> {
 }
 
 /// The recorded samples of `v` within the window.
-fn visible(v: &LiveVariant, since: f64) -> std::ops::Range<usize> {
+pub fn visible(v: &LiveVariant, since: f64) -> std::ops::Range<usize> {
     v.samples.partition_point(|s: &Sample| s.t < since)..v.samples.len()
 }
 
-fn plot(ui: &mut egui::Ui, session: &Session, since: f64, q: &Quantity, extra: Option<f64>) {
-    ui.label(&q.title);
-    Plot::new(q.title.as_str())
-        .height(120.0)
-        .legend(Legend::default())
-        .link_axis("time", [true, false])
-        .show(ui, |p| {
-            for (i, v) in session.variants.iter().enumerate() {
-                let points: Vec<[f64; 2]> = visible(v, since)
-                    .map(|k| [v.samples[k].t, (q.value)(v, k)])
-                    .filter(|p| p[1].is_finite())
-                    .collect();
-                p.line(
-                    Line::new(v.name.as_str(), PlotPoints::from(points)).color(variant_color32(i)),
-                );
-            }
-            if let Some(y) = extra {
-                p.hline(
-                    HLine::new("true value", y)
-                        .color(color32(REFERENCE_ON_DARK))
-                        .style(LineStyle::dashed_loose()),
-                );
-            }
-            for (t, _) in session.edits.iter().filter(|(t, _)| *t >= since) {
-                p.vline(VLine::new("edit", *t).color(color32(EDIT)));
-            }
-        });
+/// Height of a plot (logical pixels).
+const PLOT_HEIGHT: f32 = 120.0;
+
+/// Width of a plot side by side with others (logical pixels).
+const CELL_WIDTH: f32 = 340.0;
+
+/// How the plots are laid out: one above the other, the panel's width, or
+/// side by side in cells of a fixed width that wrap into rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cells {
+    width: Option<f32>,
 }
 
-fn right_panel(
+impl Cells {
+    pub const COLUMN: Cells = Cells { width: None };
+    pub const SIDE_BY_SIDE: Cells = Cells {
+        width: Some(CELL_WIDTH),
+    };
+
+    /// Lays out `contents`, a series of [`Self::cell`]s.
+    fn wrap(self, ui: &mut egui::Ui, contents: impl FnOnce(&mut egui::Ui)) {
+        match self.width {
+            None => contents(ui),
+            Some(_) => {
+                ui.horizontal_wrapped(contents);
+            }
+        }
+    }
+
+    /// Shows one plot (with its heading and pickers) in its cell.
+    pub fn cell(self, ui: &mut egui::Ui, contents: impl FnOnce(&mut egui::Ui)) {
+        match self.width {
+            None => contents(ui),
+            Some(w) => {
+                ui.allocate_ui_with_layout(
+                    egui::vec2(w, PLOT_HEIGHT),
+                    egui::Layout::top_down(egui::Align::Min),
+                    |ui| {
+                        ui.set_width(w);
+                        contents(ui);
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// One line of a plot.
+pub struct Curve {
+    pub name: String,
+    pub color: egui::Color32,
+    pub dashed: bool,
+    pub points: Vec<[f64; 2]>,
+}
+
+/// A plot of `curves` against time under `title`: a dashed horizontal line
+/// at `reference` (a true value) if any, the applied edits since `since`
+/// marked, the value axis in decades when `log10` (the curves hold log10
+/// values).
+pub fn draw(
+    ui: &mut egui::Ui,
+    session: &Session,
+    since: f64,
+    title: &str,
+    curves: Vec<Curve>,
+    reference: Option<f64>,
+    log10: bool,
+) {
+    ui.label(title);
+    let mut plot = Plot::new(title)
+        .height(PLOT_HEIGHT)
+        .legend(Legend::default())
+        .link_axis("time", [true, false]);
+    if log10 {
+        plot = plot.y_axis_formatter(|mark, _| {
+            if mark.value.fract() == 0.0 {
+                format!("1e{}", mark.value)
+            } else {
+                String::new()
+            }
+        });
+    }
+    plot.show(ui, |p| {
+        for c in curves {
+            let mut line = Line::new(c.name, PlotPoints::from(c.points)).color(c.color);
+            if c.dashed {
+                line = line.style(LineStyle::dashed_dense());
+            }
+            p.line(line);
+        }
+        if let Some(y) = reference {
+            p.hline(
+                HLine::new("true value", y)
+                    .color(color32(REFERENCE_ON_DARK))
+                    .style(LineStyle::dashed_loose()),
+            );
+        }
+        for (t, _) in session.edits.iter().filter(|(t, _)| *t >= since) {
+            p.vline(VLine::new("edit", *t).color(color32(EDIT)));
+        }
+    });
+}
+
+/// Each variant's samples since `since` read by `value`, in its colour.
+pub fn variant_curves(
+    session: &Session,
+    since: f64,
+    value: impl Fn(&LiveVariant, usize) -> f64,
+) -> Vec<Curve> {
+    session
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Curve {
+            name: v.name.clone(),
+            color: variant_color32(i),
+            dashed: false,
+            points: visible(v, since)
+                .map(|k| [v.samples[k].t, value(v, k)])
+                .filter(|p| p[1].is_finite())
+                .collect(),
+        })
+        .collect()
+}
+
+fn plot(ui: &mut egui::Ui, session: &Session, since: f64, q: &Quantity, extra: Option<f64>) {
+    let curves = variant_curves(session, since, &q.value);
+    draw(ui, session, since, &q.title, curves, extra, false);
+}
+
+/// The plots panel where the layout puts it; sets the margins it takes
+/// from the 3-D view.
+fn plots_panel(
     mut contexts: EguiContexts,
     session: Res<Session>,
     torsion: Res<TorsionViewSettings>,
     mut spectra: Local<SpectrumCache>,
     mut settings: ResMut<PlotSettings>,
     mut margins: ResMut<PanelMargins>,
+    mut layout: ResMut<Layout>,
 ) -> Result {
-    let width = show_side_panel(
-        contexts.ctx_mut()?,
-        "right root",
-        egui::Panel::right("plots").default_size(420.0),
-        |ui| {
-            plots(ui, &session, &mut settings, &torsion);
-            spectra_section(ui, &session, &mut spectra);
-        },
-    );
-    if margins.right != width {
-        margins.right = width;
+    let ctx = contexts.ctx_mut()?;
+    let mut contents = |ui: &mut egui::Ui, cells: Cells| {
+        plots(ui, cells, &session, &mut settings, &torsion);
+        spectra_section(ui, &session, &mut spectra);
+    };
+    // Beside the controls panel, drawn before this one.
+    let mut area = ctx.viewport_rect();
+    area.min.x = (area.min.x + margins.left).min(area.max.x);
+    let hint = "hide or show the plots (P); D moves them";
+    let Layout {
+        plots_open,
+        plots_dock,
+        ..
+    } = &mut *layout;
+    let (right, bottom) = match plots_dock {
+        PlotsDock::Right => {
+            let spec = EdgePanel {
+                edge: Edge::Right,
+                id: "plots right",
+                default_size: 420.0,
+                hint,
+                area,
+            };
+            let width = show_edge_panel(ctx, spec, plots_open, |ui| contents(ui, Cells::COLUMN));
+            (width, 0.0)
+        }
+        PlotsDock::Below => {
+            let spec = EdgePanel {
+                edge: Edge::Bottom,
+                id: "plots below",
+                default_size: 290.0,
+                hint,
+                area,
+            };
+            let height = show_edge_panel(ctx, spec, plots_open, |ui| {
+                contents(ui, Cells::SIDE_BY_SIDE)
+            });
+            (0.0, height)
+        }
+        PlotsDock::Floating => {
+            egui::Window::new("Plots")
+                .open(plots_open)
+                .default_pos(area.right_top() + egui::vec2(-460.0, 40.0))
+                .default_size([440.0, 600.0])
+                .vscroll(true)
+                .show(ctx, |ui| contents(ui, Cells::COLUMN));
+            (0.0, 0.0)
+        }
+    };
+    if (margins.right, margins.bottom) != (right, bottom) {
+        (margins.right, margins.bottom) = (right, bottom);
     }
     Ok(())
 }
 
 fn plots(
     ui: &mut egui::Ui,
+    cells: Cells,
     session: &Session,
     settings: &mut PlotSettings,
     torsion: &TorsionViewSettings,
 ) {
     let n = session.plant().nv;
-    super::editors::time_window(ui, &mut settings.window, 5.0, 0.5..=30.0);
-    let since = settings
-        .window
-        .map_or(f64::NEG_INFINITY, |w| session.time() - w);
-    torsion_readout(ui, session);
     let with_task = session
         .variants
         .iter()
         .any(|v| v.samples.last().is_some_and(|s| s.task.is_some()));
-    let mut quantities: Vec<Quantity> = [q::LYAPUNOV, q::TRACKING_ERROR, q::PASSIVE_OUTPUT]
+    let mut quantities: Vec<Quantity> = [q::TRACKING_ERROR, q::PASSIVE_OUTPUT]
         .map(Quantity::scalar)
         .into();
     if with_task {
@@ -184,9 +331,45 @@ fn plots(
             value: Box::new(|v, k| v.view[k].transport_angle.to_degrees()),
         });
     }
-    for q in &quantities {
-        plot(ui, session, since, q, None);
-    }
+    quantities.extend([
+        Quantity::scalar(q::SKEW_RESIDUAL),
+        Quantity {
+            title: "log10 validity residual max|(C - C*) v|".into(),
+            value: Box::new(|v, k| log10(v.view[k].validity_residual)),
+        },
+    ]);
+    cells.wrap(ui, |ui| {
+        // The numbers now, as wide as they need.
+        ui.vertical(|ui| {
+            super::editors::time_window(ui, &mut settings.window, 5.0, 0.5..=30.0);
+            torsion_readout(ui, session);
+        });
+        let since = settings
+            .window
+            .map_or(f64::NEG_INFINITY, |w| session.time() - w);
+        cells.cell(ui, |ui| {
+            lyapunov_plot(ui, session, since, &mut settings.lyapunov);
+        });
+        for q in &quantities {
+            cells.cell(ui, |ui| plot(ui, session, since, q, None));
+        }
+        cells.cell(ui, |ui| {
+            torque_plot(ui, session, since, &mut settings.joint, n)
+        });
+        let adaptive = session
+            .variants
+            .iter()
+            .any(|v| !v.sim.parameters.is_empty());
+        if adaptive {
+            cells.cell(ui, |ui| {
+                parameter_plot(ui, session, since, &mut settings.parameter);
+            });
+        }
+    });
+}
+
+/// The torque of a joint picked from a list.
+fn torque_plot(ui: &mut egui::Ui, session: &Session, since: f64, joint: &mut usize, n: usize) {
     // A free root is unactuated (zero torque): list the joints after it.
     let model = session.plant();
     let first = if model.has_free_root() { 6 } else { 0 };
@@ -194,65 +377,54 @@ fn plots(
         let body = &model.bodies[model.dof_body[j]];
         format!("{j}: {}", body.joint_name)
     };
-    settings.joint = settings.joint.clamp(first, n.saturating_sub(1).max(first));
+    *joint = (*joint).clamp(first, n.saturating_sub(1).max(first));
     egui::ComboBox::from_id_salt("torque joint")
-        .selected_text(label(settings.joint.min(n.saturating_sub(1))))
+        .selected_text(label((*joint).min(n.saturating_sub(1))))
         .show_ui(ui, |ui| {
             for j in first..n {
-                ui.selectable_value(&mut settings.joint, j, label(j));
+                ui.selectable_value(joint, j, label(j));
             }
         });
-    let joint = settings.joint;
+    let j = *joint;
     plot(
         ui,
         session,
         since,
         &Quantity::of(
             q::TORQUE,
-            format!("{}_{joint} ({})", q::TORQUE.heading, q::TORQUE.unit),
-            joint,
+            format!("{}_{j} ({})", q::TORQUE.heading, q::TORQUE.unit),
+            j,
         ),
         None,
     );
-    let adaptive = session
-        .variants
-        .iter()
-        .any(|v| !v.sim.parameters.is_empty());
-    if adaptive {
-        let np = session.variants[0].sim.true_parameters().len();
-        settings.parameter = settings.parameter.min(np.saturating_sub(1));
-        let model = session.plant();
-        let name = |p: usize| format!("{} {}", model.bodies[p / 10].name, PARAMETER_NAMES[p % 10]);
-        egui::ComboBox::from_id_salt("parameter")
-            .selected_text(name(settings.parameter))
-            .show_ui(ui, |ui| {
-                for p in 0..np {
-                    ui.selectable_value(&mut settings.parameter, p, name(p));
-                }
-            });
-        let p = settings.parameter;
-        plot(
-            ui,
-            session,
-            since,
-            &Quantity::of(
-                q::PARAMETER,
-                format!("{} {}", q::PARAMETER.heading, name(p)),
-                p,
-            ),
-            session.variants[0].sim.true_parameters().get(p).copied(),
-        );
-    }
-    let residuals = [
-        Quantity::scalar(q::SKEW_RESIDUAL),
-        Quantity {
-            title: "log10 validity residual max|(C - C*) v|".into(),
-            value: Box::new(|v, k| log10(v.view[k].validity_residual)),
-        },
-    ];
-    for q in &residuals {
-        plot(ui, session, since, q, None);
-    }
+}
+
+/// An inertial parameter picked from a list, its estimate against its true
+/// value (for sessions with an adaptive variant).
+fn parameter_plot(ui: &mut egui::Ui, session: &Session, since: f64, parameter: &mut usize) {
+    let np = session.variants[0].sim.true_parameters().len();
+    *parameter = (*parameter).min(np.saturating_sub(1));
+    let model = session.plant();
+    let name = |p: usize| format!("{} {}", model.bodies[p / 10].name, PARAMETER_NAMES[p % 10]);
+    egui::ComboBox::from_id_salt("parameter")
+        .selected_text(name(*parameter))
+        .show_ui(ui, |ui| {
+            for p in 0..np {
+                ui.selectable_value(parameter, p, name(p));
+            }
+        });
+    let p = *parameter;
+    plot(
+        ui,
+        session,
+        since,
+        &Quantity::of(
+            q::PARAMETER,
+            format!("{} {}", q::PARAMETER.heading, name(p)),
+            p,
+        ),
+        session.variants[0].sim.true_parameters().get(p).copied(),
+    );
 }
 
 /// The factorization's numbers now: torsion norm, skew and validity

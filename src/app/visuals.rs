@@ -58,9 +58,16 @@ fn rod(frame: usize, a: Vec3, b: Vec3) -> Option<VisualPart> {
     })
 }
 
+/// Radius of the ball of a system that is a single point (the point mass),
+/// m: small beside the loops of its path out of the plane (about 0.14 m
+/// high, Wensing, Englsberger & Slotine (2023), Fig. 6), which a ball of
+/// its water-density size (0.06 m for 1 kg) would cover.
+const POINT_RADIUS: f64 = 0.035;
+
 /// Simple shapes for a model without visuals (the look of the built-in
 /// systems): a sphere at every massive body's centre of mass and rods to
-/// its children and other frames.
+/// its children and other frames; a system without rods (a point) is a
+/// small ball.
 pub fn stick_figure(model: &Model) -> Vec<VisualPart> {
     let mut parts = Vec::new();
     let body_frame = |b: usize| {
@@ -97,6 +104,13 @@ pub fn stick_figure(model: &Model) -> Vec<VisualPart> {
                 .chain(frames)
                 .filter_map(|p| rod(frame, Vec3::zeros(), p)),
         );
+    }
+    if let [VisualPart {
+        shape: Shape::Sphere { radius },
+        ..
+    }] = parts.as_mut_slice()
+    {
+        *radius = POINT_RADIUS;
     }
     parts
 }
@@ -287,6 +301,7 @@ mod tests {
         let pm = point_mass(1.0);
         let parts = robot_visuals(&pm, None, &mut MeshCache::default()).parts;
         assert_eq!(parts.len(), 1, "one sphere for the massive body");
+        assert!(matches!(parts[0].shape, Shape::Sphere { radius } if radius == POINT_RADIUS));
         let arm = planar_two_link_arm(1.0, 1.0, 1.0, 0.5);
         let parts = stick_figure(&arm);
         let rods: Vec<f64> = parts
