@@ -101,7 +101,12 @@ fn capture_at_speed(open: Option<&Path>, name: &str, speed: f64) -> (Image, serd
         serde_json::from_str(&std::fs::read_to_string(shot.with_extension("json")).unwrap())
             .unwrap();
     let image = Image::read(&shot);
-    eprintln!("{name}: {report}");
+    // The trails' points are many: left out of the log.
+    let mut shown = report.clone();
+    if let Some(r) = shown.as_object_mut() {
+        r.remove("trails_px");
+    }
+    eprintln!("{name}: {shown}");
     (image, report)
 }
 
@@ -227,10 +232,12 @@ fn check(open: Option<&Path>, name: &str, variants: usize, speed: f64) -> serde_
         eprintln!("{name}: robot {i}: {solid} lit pixels in {r:?}");
         // Measured: 1200-4300 per robot; with the robots hidden, the gizmos'
         // crossings (frame axes, ellipsoid, arrow) give at most ~210. The
-        // point mass's small ball fills about half of its (smaller) box.
+        // point mass's small ball in its still view: 72-352 in boxes of
+        // about 700 pixels (72 for a ball below the ground grid, dimmed by
+        // its lines), where 2-pixel gizmo lines alone give a few.
         let area = (r[2] - r[0]) * (r[3] - r[1]);
         assert!(
-            solid as f64 > (0.15 * area).min(600.0),
+            solid as f64 > (0.05 * area).min(600.0),
             "{name}: robot {i} is not drawn ({solid} lit pixels in {r:?})"
         );
     }
