@@ -22,6 +22,7 @@
 //!   torque spectra;
 //! - [`sweep_panel`]: a sweep run in the background, its curve;
 //! - [`capture`]: screenshots, and scripted captures that exit;
+//! - [`file_dialog`]: the native *Open* dialog;
 //! - [`recording`]: animated GIF recordings of the window;
 //! - [`shortcut_help`]: the keys, listed on F1 or `?`.
 
@@ -29,6 +30,7 @@ pub mod camera;
 pub mod capture;
 pub mod contacts;
 pub mod editors;
+pub mod file_dialog;
 pub mod interaction;
 pub mod layout;
 pub mod lyapunov_plot;
@@ -116,6 +118,7 @@ impl Plugin for LabPlugins {
             capture::CapturePlugin,
             recording::RecordingPlugin,
             shortcut_help::ShortcutHelpPlugin,
+            file_dialog::FileDialogPlugin,
         ));
     }
 }

@@ -6,6 +6,7 @@ use super::camera::{OrbitCamera, PanelMargins};
 use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
 use super::editors;
+use super::file_dialog::FileDialog;
 use super::interaction::{DragScope, InteractionSettings};
 use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
 use super::recording::Recorder;
@@ -57,6 +58,7 @@ pub struct SessionAccess<'w> {
     screenshots: MessageWriter<'w, TakeScreenshot>,
     sweep: ResMut<'w, SweepPanel>,
     recorder: ResMut<'w, Recorder>,
+    dialog: ResMut<'w, FileDialog>,
 }
 
 /// Text typed into the "open" field.
@@ -150,6 +152,10 @@ fn scenario_section(ui: &mut egui::Ui, s: &mut SessionAccess, state: &mut PanelS
                     let path = std::path::PathBuf::from(state.path.trim());
                     s.commands
                         .write(SessionCommand::Open(ScenarioSource::from_path(&path)));
+                }
+                let browse = ui.add_enabled(!s.dialog.is_open(), egui::Button::new("Browse…"));
+                if browse.on_hover_text("the desktop's file dialog").clicked() {
+                    s.dialog.browse();
                 }
             });
             ui.small("…or drop a file on the window.");
