@@ -13,6 +13,10 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
+/// The distance of the close-up that follows a point mass or a far-travelling
+/// end effector, m (the torsion arrows are drawn for it).
+pub const CLOSE_UP_DISTANCE: f32 = 1.6;
+
 /// The orbit: the camera looks at `target` from `distance`, at `yaw` about
 /// z and `pitch` above the ground.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -241,7 +245,7 @@ pub fn home_view(
             target: start,
             yaw: travel.y.atan2(travel.x) - 2.3,
             pitch: 0.3,
-            distance: 1.6,
+            distance: CLOSE_UP_DISTANCE,
             follow: true,
         };
         if !small {

@@ -18,6 +18,7 @@
 //!   trails of earlier frames in this camera setup, so the numbers stay in
 //!   the panel.)
 
+use super::camera::{OrbitCamera, CLOSE_UP_DISTANCE};
 use super::robot_view::{point, ViewLayout};
 use super::session::{Session, SessionSystems};
 use super::variant_color;
@@ -77,6 +78,10 @@ pub struct TorsionViewState {
     pub largest_force: f64,
     /// The point mass's mass, for the acceleration readout (None for robots).
     pub point_mass: Option<f64>,
+    /// The camera's distance, m: farther than the close-up, the contorsion
+    /// arrows grow with it, so that they keep their size on screen (in the
+    /// point mass's still view, at their close-up size, they were 15 px).
+    pub camera_distance: f32,
     generation: Option<u64>,
     workspaces: Vec<Workspace>,
 }
@@ -128,7 +133,14 @@ fn end_effector_force(j_linear: &nalgebra::DMatrix<f64>, tau: &[f64]) -> DVec3 {
     })
 }
 
-fn compute_arrows(session: Res<Session>, mut state: ResMut<TorsionViewState>) {
+fn compute_arrows(
+    session: Res<Session>,
+    cameras: Query<&OrbitCamera>,
+    mut state: ResMut<TorsionViewState>,
+) {
+    if let Some(camera) = cameras.iter().next() {
+        state.camera_distance = camera.distance;
+    }
     let ee = session.end_effector;
     let new_session = state.generation != Some(session.generation);
     if new_session {
@@ -227,8 +239,15 @@ pub fn contorsion_tip(state: &TorsionViewState, a: &TorsionArrows, offset: Vec3)
     let f = a.contorsion?;
     let share = (f.norm() / state.largest_force.max(1e-12)) as f32;
     let direction = point(&f).normalize_or_zero();
-    (share > 1e-3 && direction != Vec3::ZERO)
-        .then(|| a.origin + offset + (ARROW_MIN + ARROW_SPAN * share) * direction)
+    (share > 1e-3 && direction != Vec3::ZERO).then(|| {
+        a.origin + offset + arrow_zoom(state) * (ARROW_MIN + ARROW_SPAN * share) * direction
+    })
+}
+
+/// How much longer the contorsion arrows are drawn than at the close-up:
+/// the camera's distance over the close-up's, at least 1.
+fn arrow_zoom(state: &TorsionViewState) -> f32 {
+    (state.camera_distance / CLOSE_UP_DISTANCE).max(1.0)
 }
 
 /// The drawn transported vectors of one variant (layout applied): (from,
@@ -292,7 +311,7 @@ fn draw_arrows(
             if let Some(tip) = contorsion_tip(&state, a, offset) {
                 gizmos
                     .arrow(origin, tip, Color::srgb(1.0, 0.25, 0.2))
-                    .with_tip_length(0.04);
+                    .with_tip_length(0.04 * arrow_zoom(&state));
             }
         }
     }
@@ -321,7 +340,7 @@ pub fn torsion_section(
                 &mut settings.contorsion,
                 "contorsion force (C - C*) q̇_r at the end effector",
             );
-            ui.small("red arrows: the end-effector force f with J_v^T f = (C - C*) q̇_r; length 8 cm + 17 cm x |f| / largest |f| so far");
+            ui.small("red arrows: the end-effector force f with J_v^T f = (C - C*) q̇_r; length 8 cm + 17 cm x |f| / largest |f| so far at the close-up, longer as the camera moves away");
             for (i, (v, a)) in session.variants.iter().zip(&state.variants).enumerate() {
                 let mut text = format!(
                     "{}: frame vs C* {:.2}°, |f| {:.3} N, power on s {:.1e} W",
