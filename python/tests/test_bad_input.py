@@ -137,7 +137,7 @@ def test_bad_scenario_key_and_value():
 
 
 def test_scenario_text_without_a_path_is_named_in_errors():
-    # Fuzz (fuzz_driver.py, seed 777): the message began ":1:8:", naming
+    # Found by fuzz_driver.py --seed 777: the message began ":1:8:", naming
     # no source.
     with pytest.raises(pl.Error, match=r"\(scenario text\):1:8: name: invalid type"):
         pl.Scenario.parse("name = 1", "")
