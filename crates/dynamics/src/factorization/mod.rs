@@ -10,11 +10,13 @@
 //! tensor, i.e. their connection has torsion (Wensing, Englsberger & Slotine (2023), Cor. IV.1).
 
 mod change_of_coordinates;
+mod constraint_manifold;
 mod diagnostics;
 mod stance_manifold;
 mod task_space;
 
 pub use change_of_coordinates::{transform_coriolis, transform_coriolis_into};
+pub use constraint_manifold::CONSTRAINT_PIVOT_TOLERANCE;
 pub use diagnostics::{diagnose, skew_residual, Diagnoser, Diagnostics};
 pub use stance_manifold::{StanceContact, StanceError, StanceManifold, STANCE_PIVOT_TOLERANCE};
 pub use task_space::{task_space_dynamics, TaskSpace};

@@ -26,16 +26,21 @@
 //!   with torsion induces one with the pulled-back torsion
 //!   T_bar(X, Y) = T(A X, A Y) (the A_dot terms cancel in it).
 //!
+//! The algebra (A, A_dot, H_bar, C_bar) is the constraint manifold's,
+//! shared with the loop closures of a closed chain (`constraint_manifold.rs`);
+//! this file fills J_c from the contacts.
+//!
 //! A_dot is exact: J_c_dot comes from the frame Jacobians' time derivatives
 //! (`frame_jacobian_time_derivative`), not from finite differences. It is
 //! the derivative along q_dot(v) for any speeds v, consistent with the
 //! contacts or not.
 
-use super::change_of_coordinates::{product_into, transform_coriolis_into};
-use super::Factorization;
-use crate::algorithms::{
-    coriolis_matrix_and_derivatives, frame_jacobian_time_derivative, JacobianFrame, Workspace,
+use super::constraint_manifold::{
+    check_speeds, pivoted_rank, BasisFailure, ConstraintManifold, SpeedListError,
+    CONSTRAINT_PIVOT_TOLERANCE,
 };
+use super::Factorization;
+use crate::algorithms::{frame_jacobian_time_derivative, JacobianFrame, Workspace};
 use crate::model::Model;
 use crate::spatial::Vec3;
 use nalgebra::DMatrix;
@@ -43,9 +48,9 @@ use nalgebra::DMatrix;
 /// Relative size below which a pivot counts as zero: a column-pivoted
 /// Gram-Schmidt residual against the largest column norm of J_c (rank of
 /// the contacts), an LU pivot of J_d against J_d's largest entry (the
-/// dependent block). A test on pivots, not a condition number: a block
-/// that passes it may still be badly conditioned near a singularity.
-pub const STANCE_PIVOT_TOLERANCE: f64 = 1e-9;
+/// dependent block); the constraint manifold's
+/// [`CONSTRAINT_PIVOT_TOLERANCE`], which the loop closures share.
+pub const STANCE_PIVOT_TOLERANCE: f64 = CONSTRAINT_PIVOT_TOLERANCE;
 
 /// One contact the stance assumes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,27 +226,8 @@ pub enum StanceError {
 #[derive(Clone, Debug)]
 pub struct StanceManifold {
     contacts: Vec<StanceContact>,
-    dependent: Vec<usize>,
-    independent: Vec<usize>,
-    /// J_c and J_c_dot (m x nv).
-    jc: DMatrix<f64>,
-    jc_dot: DMatrix<f64>,
-    /// J_d (m x m), LU-factored in place, with its row pivots.
-    jd: DMatrix<f64>,
-    pivots: Vec<usize>,
-    /// J_d^-1 J_i, then -J_d^-1 J_c_dot A (m x (nv - m)).
-    solve: DMatrix<f64>,
-    /// A and A_dot (nv x (nv - m)).
-    a: DMatrix<f64>,
-    a_dot: DMatrix<f64>,
-    /// H A, H A_dot, C A (nv x (nv - m)).
-    products: DMatrix<f64>,
-    /// H_bar and C_bar ((nv - m) x (nv - m)).
-    h_bar: DMatrix<f64>,
-    c_bar: DMatrix<f64>,
-    /// A copy of J_c and column ids for the rank test when J_d is singular.
-    rank_work: DMatrix<f64>,
-    rank_ids: Vec<usize>,
+    /// J_c = K, its derivative, the partition, A, A_dot, H_bar and C_bar.
+    manifold: ConstraintManifold,
 }
 
 impl StanceManifold {
@@ -270,7 +256,7 @@ impl StanceManifold {
         candidates: &[usize],
     ) -> Result<Self, StanceError> {
         let m = check_contacts(model, &contacts)?;
-        check_speeds(model.nv, candidates)?;
+        check_speeds(model.nv, candidates).map_err(|e| speed_error(e, model.nv))?;
         let mut jc = DMatrix::zeros(m, model.nv);
         let mut jc_dot = DMatrix::zeros(m, model.nv);
         fill_constraint_jacobians(
@@ -312,37 +298,16 @@ impl StanceManifold {
         dependent: &[usize],
     ) -> Result<Self, StanceError> {
         let (m, nv) = (check_contacts(model, &contacts)?, model.nv);
-        check_speeds(nv, dependent)?;
+        check_speeds(nv, dependent).map_err(|e| speed_error(e, nv))?;
         if dependent.len() != m {
             return Err(StanceError::WrongDependentCount {
                 given: dependent.len(),
                 rows: m,
             });
         }
-        let independent: Vec<usize> = (0..nv).filter(|k| !dependent.contains(k)).collect();
-        let r = nv - m;
-        // The independent rows of A are the identity and those of A_dot
-        // zero, whatever q: written once here.
-        let mut a = DMatrix::zeros(nv, r);
-        for (c, &k) in independent.iter().enumerate() {
-            a[(k, c)] = 1.0;
-        }
         Ok(StanceManifold {
             contacts,
-            dependent: dependent.to_vec(),
-            independent,
-            jc: DMatrix::zeros(m, nv),
-            jc_dot: DMatrix::zeros(m, nv),
-            jd: DMatrix::zeros(m, m),
-            pivots: vec![0; m],
-            solve: DMatrix::zeros(m, r),
-            a,
-            a_dot: DMatrix::zeros(nv, r),
-            products: DMatrix::zeros(nv, r),
-            h_bar: DMatrix::zeros(r, r),
-            c_bar: DMatrix::zeros(r, r),
-            rank_work: DMatrix::zeros(m, nv),
-            rank_ids: vec![0; nv],
+            manifold: ConstraintManifold::new(nv, dependent),
         })
     }
 
@@ -369,63 +334,21 @@ impl StanceManifold {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), StanceError> {
-        fill_constraint_jacobians(
-            model,
-            ws,
-            q,
-            v,
-            &self.contacts,
-            &mut self.jc,
-            &mut self.jc_dot,
-        );
-        let m = self.dependent.len();
-        for (c, &k) in self.dependent.iter().enumerate() {
-            self.jd.set_column(c, &self.jc.column(k));
-        }
-        for (c, &k) in self.independent.iter().enumerate() {
-            self.solve.set_column(c, &self.jc.column(k));
-        }
-        if !self
-            .jc
-            .iter()
-            .chain(self.jc_dot.iter())
-            .all(|x| x.is_finite())
-        {
+        let (jc, jc_dot) = self.manifold.jacobians_mut();
+        fill_constraint_jacobians(model, ws, q, v, &self.contacts, jc, jc_dot);
+        let rows = self.manifold.dependent().len();
+        let failure = |f| match f {
+            BasisFailure::NonFinite => StanceError::NonFinite,
+            BasisFailure::Redundant { rank } => StanceError::RedundantContacts { rank, rows },
+            BasisFailure::SingularDependentBlock { pivot } => {
+                StanceError::SingularDependentBlock { pivot }
+            }
+        };
+        if !self.manifold.jacobian_dot().iter().all(|x| x.is_finite()) {
             return Err(StanceError::NonFinite);
         }
-        let scale = self.jd.amax();
-        let pivot = lu_factor(&mut self.jd, &mut self.pivots);
-        if m > 0 && pivot <= STANCE_PIVOT_TOLERANCE * scale {
-            self.rank_work.copy_from(&self.jc);
-            for (k, id) in self.rank_ids.iter_mut().enumerate() {
-                *id = k;
-            }
-            let rank = pivoted_rank(&mut self.rank_work, &mut self.rank_ids);
-            return Err(if rank < m {
-                StanceError::RedundantContacts { rank, rows: m }
-            } else {
-                StanceError::SingularDependentBlock {
-                    pivot: if scale > 0.0 { pivot / scale } else { 0.0 },
-                }
-            });
-        }
-        // A_d = -J_d^-1 J_i.
-        lu_solve(&self.jd, &self.pivots, &mut self.solve);
-        for (d, &k) in self.dependent.iter().enumerate() {
-            for c in 0..self.independent.len() {
-                self.a[(k, c)] = -self.solve[(d, c)];
-            }
-        }
-        // A_dot_d = -J_d^-1 J_c_dot A (= J_d^-1 (J_d_dot J_d^-1 J_i - J_i_dot)).
-        product_into(&self.jc_dot, &self.a, &mut self.solve);
-        self.solve.neg_mut();
-        lu_solve(&self.jd, &self.pivots, &mut self.solve);
-        for (d, &k) in self.dependent.iter().enumerate() {
-            for c in 0..self.independent.len() {
-                self.a_dot[(k, c)] = self.solve[(d, c)];
-            }
-        }
-        Ok(())
+        self.manifold.factor().map_err(failure)?;
+        self.manifold.differentiate().map_err(failure)
     }
 
     /// H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot (Wensing,
@@ -448,18 +371,7 @@ impl StanceManifold {
         v: &[f64],
         f: &Factorization,
     ) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        coriolis_matrix_and_derivatives(model, ws, q, v, f.body_level());
-        f.add_torsion_terms(q, v, &mut ws.coriolis);
-        transform_coriolis_into(
-            &ws.mass_matrix,
-            &ws.coriolis,
-            &self.a,
-            &self.a_dot,
-            &mut self.products,
-            &mut self.h_bar,
-            &mut self.c_bar,
-        );
-        (&self.h_bar, &self.c_bar)
+        self.manifold.reduced_dynamics(model, ws, q, v, f)
     }
 
     /// The reduced speeds v_bar = v_i for which v = A v_bar when J_c v = 0,
@@ -469,14 +381,7 @@ impl StanceManifold {
     /// If `out.len()` is not the number of independent speeds or `v` is
     /// shorter than nv.
     pub fn reduced_speeds(&self, v: &[f64], out: &mut [f64]) {
-        assert_eq!(
-            out.len(),
-            self.independent.len(),
-            "reduced_speeds: out must have nv - m entries"
-        );
-        for (o, &k) in out.iter_mut().zip(&self.independent) {
-            *o = v[k];
-        }
+        self.manifold.reduced_speeds(v, out);
     }
 
     /// The contacts.
@@ -486,34 +391,34 @@ impl StanceManifold {
 
     /// The dependent speeds d (m of them), in the order of J_d's columns.
     pub fn dependent_speeds(&self) -> &[usize] {
-        &self.dependent
+        self.manifold.dependent()
     }
 
     /// The independent speeds i (nv - m, increasing): v_bar = v_i.
     pub fn independent_speeds(&self) -> &[usize] {
-        &self.independent
+        self.manifold.independent()
     }
 
     /// J_c (m x nv, rows per contact in the list's order, in each contact
     /// frame's axes: `[angular; linear]` for a rigid contact, linear for a
     /// point), from the last [`Self::update`].
     pub fn constraint_jacobian(&self) -> &DMatrix<f64> {
-        &self.jc
+        self.manifold.jacobian()
     }
 
     /// dJ_c/dt along the speeds of the last [`Self::update`].
     pub fn constraint_jacobian_dot(&self) -> &DMatrix<f64> {
-        &self.jc_dot
+        self.manifold.jacobian_dot()
     }
 
     /// A (nv x (nv - m)) from the last [`Self::update`]: J_c A = 0, v = A v_bar.
     pub fn basis(&self) -> &DMatrix<f64> {
-        &self.a
+        self.manifold.basis()
     }
 
     /// dA/dt along the speeds of the last [`Self::update`].
     pub fn basis_dot(&self) -> &DMatrix<f64> {
-        &self.a_dot
+        self.manifold.basis_dot()
     }
 }
 
@@ -542,17 +447,12 @@ fn check_contacts(model: &Model, contacts: &[StanceContact]) -> Result<usize, St
     Ok(rows)
 }
 
-/// Speed indices below nv, each once.
-fn check_speeds(nv: usize, speeds: &[usize]) -> Result<(), StanceError> {
-    for (n, &index) in speeds.iter().enumerate() {
-        if index >= nv {
-            return Err(StanceError::BadSpeedIndex { index, nv });
-        }
-        if speeds[..n].contains(&index) {
-            return Err(StanceError::DuplicateSpeed { index });
-        }
+/// A speed-list error as the stance's.
+fn speed_error(e: SpeedListError, nv: usize) -> StanceError {
+    match e {
+        SpeedListError::OutOfRange(index) => StanceError::BadSpeedIndex { index, nv },
+        SpeedListError::Duplicate(index) => StanceError::DuplicateSpeed { index },
     }
-    Ok(())
 }
 
 /// J_c and J_c_dot, each contact's rows in its frame's axes: the frame
@@ -589,92 +489,6 @@ fn fill_constraint_jacobians(
             }
         }
         row += c.rows();
-    }
-}
-
-/// Numerical rank of `work` (m x c) by Gram-Schmidt with column pivoting
-/// (Businger & Golub 1965): at step s the remaining column of largest
-/// residual norm is swapped into place (and its id in `ids`), normalized and
-/// projected out of the others; it stops when that norm falls below
-/// [`STANCE_PIVOT_TOLERANCE`] times the largest initial column norm. The
-/// first `rank` entries of `ids` are the chosen columns. Overwrites `work`.
-fn pivoted_rank(work: &mut DMatrix<f64>, ids: &mut [usize]) -> usize {
-    let (m, c) = work.shape();
-    let largest = (0..c).map(|k| work.column(k).norm()).fold(0.0, f64::max);
-    for s in 0..m.min(c) {
-        let (p, norm) = (s..c)
-            .map(|k| (k, work.column(k).norm()))
-            .fold((s, -1.0), |best, x| if x.1 > best.1 { x } else { best });
-        if norm <= STANCE_PIVOT_TOLERANCE * largest {
-            return s;
-        }
-        work.swap_columns(s, p);
-        ids.swap(s, p);
-        work.column_mut(s).unscale_mut(norm);
-        for k in s + 1..c {
-            let dot = work.column(s).dot(&work.column(k));
-            for i in 0..m {
-                work[(i, k)] -= dot * work[(i, s)];
-            }
-        }
-    }
-    m.min(c)
-}
-
-/// LU factorization with partial pivoting of the square `a` in place
-/// (L unit lower, U upper; row k swapped with `pivots[k]` at step k).
-/// Returns the smallest |U_kk| (infinite for an empty matrix).
-fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
-    let n = a.nrows();
-    let mut smallest = f64::INFINITY;
-    for k in 0..n {
-        let p = (k..n).fold(k, |p, i| {
-            if a[(i, k)].abs() > a[(p, k)].abs() {
-                i
-            } else {
-                p
-            }
-        });
-        pivots[k] = p;
-        a.swap_rows(k, p);
-        let u = a[(k, k)];
-        smallest = smallest.min(u.abs());
-        if u == 0.0 {
-            continue;
-        }
-        for i in k + 1..n {
-            a[(i, k)] /= u;
-        }
-        for j in k + 1..n {
-            let ukj = a[(k, j)];
-            for i in k + 1..n {
-                a[(i, j)] -= a[(i, k)] * ukj;
-            }
-        }
-    }
-    smallest
-}
-
-/// Solves A X = B in place of `b` with the factors of [`lu_factor`].
-fn lu_solve(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
-    let n = lu.nrows();
-    for (k, &p) in pivots.iter().enumerate() {
-        b.swap_rows(k, p);
-    }
-    for c in 0..b.ncols() {
-        for k in 0..n {
-            let x = b[(k, c)];
-            for i in k + 1..n {
-                b[(i, c)] -= lu[(i, k)] * x;
-            }
-        }
-        for k in (0..n).rev() {
-            let x = b[(k, c)] / lu[(k, k)];
-            b[(k, c)] = x;
-            for i in 0..k {
-                b[(i, c)] -= lu[(i, k)] * x;
-            }
-        }
     }
 }
 

@@ -1,0 +1,351 @@
+//! The constraint manifold's core, shared by the stance's contacts and the
+//! loops of a closed chain: given the m x nv constraint Jacobian K(q)
+//! (K v = 0 on the manifold), its time derivative K_dot(q, v) and a fixed
+//! partition of the speeds into m dependent ones d and nv - m independent
+//! ones i (K = [K_d K_i] up to the permutation P), with v_bar = v_i:
+//!
+//! - A = P [ -K_d^-1 K_i ; 1 ], v = A v_bar (Wensing, Englsberger & Slotine
+//!   (2023), sec. VI-C1: v_spanning = A(q) v_minimal);
+//! - A_dot = P [ -K_d^-1 K_dot A ; 0 ], from d/dt (K A) = 0 with A_i = 1;
+//! - H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot (Thm. V.1, eq. 17)
+//!   for any factorization C of the unconstrained tree.
+//!
+//! What fills K and K_dot (contact frames, loop closures) is the caller's;
+//! this file holds the buffers, the LU of K_d and the column-pivoted rank.
+
+use super::change_of_coordinates::{product_into, transform_coriolis_into};
+use super::Factorization;
+use crate::algorithms::{coriolis_matrix_and_derivatives, Workspace};
+use crate::model::Model;
+use nalgebra::DMatrix;
+
+/// Relative size below which a pivot counts as zero: a column-pivoted
+/// Gram-Schmidt residual against the largest column norm of K (the rank of
+/// the constraints), an LU pivot of K_d against K_d's largest entry (the
+/// dependent block). A test on pivots, not a condition number: a block
+/// that passes it may still be badly conditioned near a singularity.
+pub const CONSTRAINT_PIVOT_TOLERANCE: f64 = 1e-9;
+
+/// Why the basis A could not be formed at a configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum BasisFailure {
+    /// K or K_dot has a non-finite entry.
+    NonFinite,
+    /// K itself has rank below m.
+    Redundant {
+        /// The numerical rank of K.
+        rank: usize,
+    },
+    /// K has full rank, but its dependent columns K_d are singular.
+    SingularDependentBlock {
+        /// The smallest LU pivot of K_d relative to its largest entry.
+        pivot: f64,
+    },
+}
+
+/// The buffers and the algebra of a constraint manifold with a fixed
+/// partition of the speeds; allocates only at construction.
+#[derive(Clone, Debug)]
+pub(crate) struct ConstraintManifold {
+    dependent: Vec<usize>,
+    independent: Vec<usize>,
+    /// K and K_dot (m x nv).
+    k: DMatrix<f64>,
+    k_dot: DMatrix<f64>,
+    /// K_d (m x m), LU-factored in place, with its row pivots.
+    kd: DMatrix<f64>,
+    pivots: Vec<usize>,
+    /// K_d^-1 K_i, then -K_d^-1 K_dot A (m x (nv - m)).
+    solve: DMatrix<f64>,
+    /// A and A_dot (nv x (nv - m)).
+    a: DMatrix<f64>,
+    a_dot: DMatrix<f64>,
+    /// H A, H A_dot, C A (nv x (nv - m)).
+    products: DMatrix<f64>,
+    /// H_bar and C_bar ((nv - m) x (nv - m)).
+    h_bar: DMatrix<f64>,
+    c_bar: DMatrix<f64>,
+    /// A copy of K and column ids for the rank test when K_d is singular.
+    rank_work: DMatrix<f64>,
+    rank_ids: Vec<usize>,
+}
+
+impl ConstraintManifold {
+    /// The buffers for `dependent` (m distinct speeds below `nv`, checked by
+    /// the caller with [`check_speeds`]); the independent speeds are the
+    /// others, in increasing order.
+    pub(crate) fn new(nv: usize, dependent: &[usize]) -> Self {
+        let m = dependent.len();
+        let independent: Vec<usize> = (0..nv).filter(|k| !dependent.contains(k)).collect();
+        let r = nv - m;
+        // The independent rows of A are the identity and those of A_dot
+        // zero, whatever q: written once here.
+        let mut a = DMatrix::zeros(nv, r);
+        for (c, &k) in independent.iter().enumerate() {
+            a[(k, c)] = 1.0;
+        }
+        ConstraintManifold {
+            dependent: dependent.to_vec(),
+            independent,
+            k: DMatrix::zeros(m, nv),
+            k_dot: DMatrix::zeros(m, nv),
+            kd: DMatrix::zeros(m, m),
+            pivots: vec![0; m],
+            solve: DMatrix::zeros(m, r),
+            a,
+            a_dot: DMatrix::zeros(nv, r),
+            products: DMatrix::zeros(nv, r),
+            h_bar: DMatrix::zeros(r, r),
+            c_bar: DMatrix::zeros(r, r),
+            rank_work: DMatrix::zeros(m, nv),
+            rank_ids: vec![0; nv],
+        }
+    }
+
+    /// K and K_dot for the caller to fill (m x nv each).
+    pub(crate) fn jacobians_mut(&mut self) -> (&mut DMatrix<f64>, &mut DMatrix<f64>) {
+        (&mut self.k, &mut self.k_dot)
+    }
+
+    /// Factors K_d of the K last written and forms A(q); K_dot is not read.
+    pub(crate) fn factor(&mut self) -> Result<(), BasisFailure> {
+        let m = self.dependent.len();
+        if !self.k.iter().all(|x| x.is_finite()) {
+            return Err(BasisFailure::NonFinite);
+        }
+        for (c, &k) in self.dependent.iter().enumerate() {
+            self.kd.set_column(c, &self.k.column(k));
+        }
+        for (c, &k) in self.independent.iter().enumerate() {
+            self.solve.set_column(c, &self.k.column(k));
+        }
+        let scale = self.kd.amax();
+        let pivot = lu_factor(&mut self.kd, &mut self.pivots);
+        if m > 0 && pivot <= CONSTRAINT_PIVOT_TOLERANCE * scale {
+            self.rank_work.copy_from(&self.k);
+            for (k, id) in self.rank_ids.iter_mut().enumerate() {
+                *id = k;
+            }
+            let rank = pivoted_rank(&mut self.rank_work, &mut self.rank_ids);
+            return Err(if rank < m {
+                BasisFailure::Redundant { rank }
+            } else {
+                BasisFailure::SingularDependentBlock {
+                    pivot: if scale > 0.0 { pivot / scale } else { 0.0 },
+                }
+            });
+        }
+        // A_d = -K_d^-1 K_i.
+        lu_solve(&self.kd, &self.pivots, &mut self.solve);
+        for (d, &k) in self.dependent.iter().enumerate() {
+            for c in 0..self.independent.len() {
+                self.a[(k, c)] = -self.solve[(d, c)];
+            }
+        }
+        Ok(())
+    }
+
+    /// A_dot_d = -K_d^-1 K_dot A (= K_d^-1 (K_d_dot K_d^-1 K_i - K_i_dot))
+    /// from the K_dot last written, after a successful [`Self::factor`].
+    pub(crate) fn differentiate(&mut self) -> Result<(), BasisFailure> {
+        if !self.k_dot.iter().all(|x| x.is_finite()) {
+            return Err(BasisFailure::NonFinite);
+        }
+        product_into(&self.k_dot, &self.a, &mut self.solve);
+        self.solve.neg_mut();
+        lu_solve(&self.kd, &self.pivots, &mut self.solve);
+        for (d, &k) in self.dependent.iter().enumerate() {
+            for c in 0..self.independent.len() {
+                self.a_dot[(k, c)] = self.solve[(d, c)];
+            }
+        }
+        Ok(())
+    }
+
+    /// Solves K_d x = b in place (b has m rows), with the factors of the
+    /// last successful [`Self::factor`].
+    pub(crate) fn solve_dependent(&self, b: &mut DMatrix<f64>) {
+        lu_solve(&self.kd, &self.pivots, b);
+    }
+
+    /// H_bar and C_bar for the factorization `f` at (q, v), with A and A_dot
+    /// of the last [`Self::factor`] and [`Self::differentiate`] at the same
+    /// (q, v); H, f's C and dH/dt are left in `ws`. Allocates nothing.
+    pub(crate) fn reduced_dynamics(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        f: &Factorization,
+    ) -> (&DMatrix<f64>, &DMatrix<f64>) {
+        coriolis_matrix_and_derivatives(model, ws, q, v, f.body_level());
+        f.add_torsion_terms(q, v, &mut ws.coriolis);
+        transform_coriolis_into(
+            &ws.mass_matrix,
+            &ws.coriolis,
+            &self.a,
+            &self.a_dot,
+            &mut self.products,
+            &mut self.h_bar,
+            &mut self.c_bar,
+        );
+        (&self.h_bar, &self.c_bar)
+    }
+
+    /// v_bar = v_i into `out` (length nv - m).
+    ///
+    /// # Panics
+    /// If `out.len()` is not the number of independent speeds or `v` is
+    /// shorter than nv.
+    pub(crate) fn reduced_speeds(&self, v: &[f64], out: &mut [f64]) {
+        assert_eq!(
+            out.len(),
+            self.independent.len(),
+            "reduced_speeds: out must have nv - m entries"
+        );
+        for (o, &k) in out.iter_mut().zip(&self.independent) {
+            *o = v[k];
+        }
+    }
+
+    pub(crate) fn dependent(&self) -> &[usize] {
+        &self.dependent
+    }
+
+    pub(crate) fn independent(&self) -> &[usize] {
+        &self.independent
+    }
+
+    pub(crate) fn jacobian(&self) -> &DMatrix<f64> {
+        &self.k
+    }
+
+    pub(crate) fn jacobian_dot(&self) -> &DMatrix<f64> {
+        &self.k_dot
+    }
+
+    pub(crate) fn basis(&self) -> &DMatrix<f64> {
+        &self.a
+    }
+
+    pub(crate) fn basis_dot(&self) -> &DMatrix<f64> {
+        &self.a_dot
+    }
+
+    pub(crate) fn reduced_mass_matrix(&self) -> &DMatrix<f64> {
+        &self.h_bar
+    }
+
+    pub(crate) fn reduced_coriolis(&self) -> &DMatrix<f64> {
+        &self.c_bar
+    }
+}
+
+/// Why a list of speed indices cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum SpeedListError {
+    /// An index not below nv.
+    OutOfRange(usize),
+    /// An index given twice.
+    Duplicate(usize),
+}
+
+/// Speed indices below nv, each once.
+pub(crate) fn check_speeds(nv: usize, speeds: &[usize]) -> Result<(), SpeedListError> {
+    for (n, &index) in speeds.iter().enumerate() {
+        if index >= nv {
+            return Err(SpeedListError::OutOfRange(index));
+        }
+        if speeds[..n].contains(&index) {
+            return Err(SpeedListError::Duplicate(index));
+        }
+    }
+    Ok(())
+}
+
+/// Numerical rank of `work` (m x c) by Gram-Schmidt with column pivoting
+/// (Businger & Golub 1965): at step s the remaining column of largest
+/// residual norm is swapped into place (and its id in `ids`), normalized and
+/// projected out of the others; it stops when that norm falls below
+/// [`CONSTRAINT_PIVOT_TOLERANCE`] times the largest initial column norm. The
+/// first `rank` entries of `ids` are the chosen columns. Overwrites `work`.
+pub(crate) fn pivoted_rank(work: &mut DMatrix<f64>, ids: &mut [usize]) -> usize {
+    let (m, c) = work.shape();
+    let largest = (0..c).map(|k| work.column(k).norm()).fold(0.0, f64::max);
+    for s in 0..m.min(c) {
+        let (p, norm) = (s..c)
+            .map(|k| (k, work.column(k).norm()))
+            .fold((s, -1.0), |best, x| if x.1 > best.1 { x } else { best });
+        if norm <= CONSTRAINT_PIVOT_TOLERANCE * largest {
+            return s;
+        }
+        work.swap_columns(s, p);
+        ids.swap(s, p);
+        work.column_mut(s).unscale_mut(norm);
+        for k in s + 1..c {
+            let dot = work.column(s).dot(&work.column(k));
+            for i in 0..m {
+                work[(i, k)] -= dot * work[(i, s)];
+            }
+        }
+    }
+    m.min(c)
+}
+
+/// LU factorization with partial pivoting of the square `a` in place
+/// (L unit lower, U upper; row k swapped with `pivots[k]` at step k).
+/// Returns the smallest |U_kk| (infinite for an empty matrix).
+fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
+    let n = a.nrows();
+    let mut smallest = f64::INFINITY;
+    for k in 0..n {
+        let p = (k..n).fold(k, |p, i| {
+            if a[(i, k)].abs() > a[(p, k)].abs() {
+                i
+            } else {
+                p
+            }
+        });
+        pivots[k] = p;
+        a.swap_rows(k, p);
+        let u = a[(k, k)];
+        smallest = smallest.min(u.abs());
+        if u == 0.0 {
+            continue;
+        }
+        for i in k + 1..n {
+            a[(i, k)] /= u;
+        }
+        for j in k + 1..n {
+            let ukj = a[(k, j)];
+            for i in k + 1..n {
+                a[(i, j)] -= a[(i, k)] * ukj;
+            }
+        }
+    }
+    smallest
+}
+
+/// Solves A X = B in place of `b` with the factors of [`lu_factor`].
+fn lu_solve(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
+    let n = lu.nrows();
+    for (k, &p) in pivots.iter().enumerate() {
+        b.swap_rows(k, p);
+    }
+    for c in 0..b.ncols() {
+        for k in 0..n {
+            let x = b[(k, c)];
+            for i in k + 1..n {
+                b[(i, c)] -= lu[(i, k)] * x;
+            }
+        }
+        for k in (0..n).rev() {
+            let x = b[(k, c)] / lu[(k, k)];
+            b[(k, c)] = x;
+            for i in 0..k {
+                b[(i, c)] -= lu[(i, k)] * x;
+            }
+        }
+    }
+}
