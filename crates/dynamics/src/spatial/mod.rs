@@ -7,6 +7,7 @@
 
 mod inertia;
 mod matrix6;
+mod pseudo_inertia;
 mod sin_cos;
 mod transform;
 mod vectors;
@@ -15,6 +16,10 @@ pub use inertia::{inertia_features, RigidInertia};
 pub use matrix6::{
     force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6,
     tr_mul_motion, Matrix6,
+};
+pub use pseudo_inertia::{
+    log_cholesky_of_pseudo_inertia, parameters_of_pseudo_inertia, pseudo_inertia,
+    pseudo_inertia_dual, pseudo_inertia_min_eigenvalue, pseudo_inertia_of_log_cholesky, Mat4,
 };
 pub use sin_cos::sin_cos;
 pub use transform::Transform;
