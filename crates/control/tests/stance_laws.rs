@@ -11,8 +11,8 @@ use nalgebra::{DMatrix, DVector};
 use passivity_control::stance::{BaseReference, Foothold};
 use passivity_control::{ControlError, ControlLaw, Controller, Reference};
 use passivity_dynamics::algorithms::{
-    contact_jacobian, forward_kinematics, generalized_gravity, rnea, total_mass, ContactPoint,
-    ContactWorkspace, Workspace,
+    center_of_mass, contact_jacobian, forward_kinematics, generalized_gravity, rnea, total_mass,
+    ContactPoint, ContactWorkspace, Workspace,
 };
 use passivity_dynamics::factorization::{Beta, Factorization, StanceManifold};
 use passivity_dynamics::model::Model;
@@ -230,6 +230,17 @@ fn standing_still_the_torques_and_forces_are_a_static_equilibrium() {
             );
             assert!(status.distribution.slack.amax() < 1e-8 * weight);
             assert!(status.slack_power.abs() < 1e-12);
+            // The wrench asked of the contacts holds the weight up at the
+            // CoM: force m g upward, moment (c - o) x (m g e_z) about the
+            // base origin o.
+            let wrench = c.stance().unwrap().desired_wrench();
+            let up = Vec3::new(0.0, 0.0, weight);
+            let arm = center_of_mass(model, &mut ws, &q) - Vec3::new(q[0], q[1], q[2]);
+            let expected = arm.cross(&up);
+            let force_error = (wrench.fixed_rows::<3>(0) - up).amax();
+            let moment_error = (wrench.fixed_rows::<3>(3) - expected).amax();
+            assert!(force_error < 1e-6 * weight, "{}: {wrench}", robot.name);
+            assert!(moment_error < 1e-6 * weight, "{}: {wrench}", robot.name);
         }
     }
 }

@@ -280,6 +280,21 @@ impl StanceControl {
         &self.status
     }
 
+    /// The wrench the last torque evaluation asked of the contacts (world,
+    /// [force; moment about the base origin], N and N m): the base rows of
+    /// Q_d, recovered from the distribution as w_d = G f - delta.
+    pub fn desired_wrench(&self) -> Vector6<f64> {
+        let d = &self.status.distribution;
+        let realized = self.support.iter().zip(d.forces()).fold(
+            Vector6::zeros(),
+            |w: Vector6<f64>, (point, f)| {
+                let moment = point.position.cross(f);
+                w + Vector6::new(f.x, f.y, f.z, moment.x, moment.y, moment.z)
+            },
+        );
+        realized - d.slack
+    }
+
     /// Q_d of the last torque evaluation (nv, the free root's rows first).
     pub fn generalized_force(&self) -> &[f64] {
         self.force.as_slice()
