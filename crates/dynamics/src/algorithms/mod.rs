@@ -29,6 +29,7 @@ mod energy;
 mod inverse_kinematics;
 mod jacobian;
 mod kinematics;
+mod loop_jacobian;
 mod ltdl;
 mod operational_space;
 mod regressor;
@@ -59,6 +60,9 @@ pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };
 pub use kinematics::forward_kinematics;
+pub use loop_jacobian::{
+    loop_jacobian, loop_jacobian_time_derivative, loop_residual, loop_rows, LoopJacobianWorkspace,
+};
 pub use ltdl::Ltdl;
 pub use operational_space::{
     operational_space_inverse_inertia, operational_space_inverse_inertia_dense,

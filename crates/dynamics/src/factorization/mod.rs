@@ -10,12 +10,17 @@
 //! tensor, i.e. their connection has torsion (Wensing, Englsberger & Slotine (2023), Cor. IV.1).
 
 mod change_of_coordinates;
+mod closed_chain;
 mod constraint_manifold;
 mod diagnostics;
 mod stance_manifold;
 mod task_space;
 
 pub use change_of_coordinates::{transform_coriolis, transform_coriolis_into};
+pub use closed_chain::{
+    ClosedChain, ClosedChainError, Projection, LOOP_CLOSURE_TOLERANCE, PROJECTION_MAX_ITERATIONS,
+    PROJECTION_TOLERANCE,
+};
 pub use constraint_manifold::CONSTRAINT_PIVOT_TOLERANCE;
 pub use diagnostics::{diagnose, skew_residual, Diagnoser, Diagnostics};
 pub use stance_manifold::{StanceContact, StanceError, StanceManifold, STANCE_PIVOT_TOLERANCE};

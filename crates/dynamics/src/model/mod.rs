@@ -18,6 +18,7 @@ mod configuration;
 mod error;
 mod inertia_check;
 mod joint;
+mod loop_closure;
 mod mimic;
 mod rotors;
 mod urdf;
@@ -33,6 +34,8 @@ pub use inertia_check::{
     inertia_scale, nearest_physical_moments, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
 };
 pub use joint::{Joint, JointLimits};
+pub(crate) use loop_closure::normal_pair;
+pub use loop_closure::{LoopClosure, LoopKind};
 pub use mimic::{Coupling, MimicError, MimicRelation};
 pub use rotors::{Rotor, RotorError};
 pub use urdf::parse_urdf;

@@ -1,0 +1,296 @@
+//! The loop-closure residual phi(q), its Jacobian K(q) = d phi / dq (for
+//! joint coordinates; K v = d phi / dt for any speeds) and its exact time
+//! derivative K_dot(q, v), from the frame Jacobians of the two sides of
+//! each cut joint (Wensing, Englsberger & Slotine (2023), sec. VI-C1: the
+//! spanning tree's speeds satisfy K v = 0 on the closed chain).
+//!
+//! Per closure, with p, R the world placements of frames a and b, w their
+//! angular velocities, J_ang, J_lin their world-aligned Jacobian rows
+//! (`frame_jacobian`, `WorldAligned`), d = p_b - p_a, U_k = R_a u_k and
+//! B = R_b axis (u_1, u_2 normal to the axis):
+//! - position rows (point, revolute): phi = d, K = J_lin,b - J_lin,a,
+//!   K_dot = J_lin_dot,b - J_lin_dot,a;
+//! - planar rows: phi_k = U_k . d, K_k = (U_k x d)^T J_ang,a +
+//!   U_k^T (J_lin,b - J_lin,a), since U_k_dot = w_a x U_k; K_dot_k by the
+//!   product rule with d_dot = (J_lin,b - J_lin,a) v;
+//! - axis rows (revolute): phi_k = U_k . B, K_k = (U_k x B)^T (J_ang,a -
+//!   J_ang,b), since B_dot = w_b x B; K_dot_k by the product rule.
+//!
+//! Rows are stacked closure after closure, in the kinds' row order.
+
+use super::jacobian::{frame_jacobian, frame_jacobian_and_derivative, frame_placement};
+use super::kinematics::velocity_and_bias_pass;
+use super::{JacobianFrame, Workspace};
+use crate::model::{normal_pair, LoopClosure, LoopKind, Model};
+use crate::spatial::{Transform, Vec3};
+use nalgebra::DMatrix;
+
+/// Frame a's Jacobian and derivative while frame b's are in the workspace
+/// (6 x nv each), allocated once per model.
+#[derive(Clone, Debug)]
+pub struct LoopJacobianWorkspace {
+    ja: DMatrix<f64>,
+    ja_dot: DMatrix<f64>,
+}
+
+impl LoopJacobianWorkspace {
+    /// Buffers for `model`.
+    pub fn new(model: &Model) -> Self {
+        LoopJacobianWorkspace {
+            ja: DMatrix::zeros(6, model.nv),
+            ja_dot: DMatrix::zeros(6, model.nv),
+        }
+    }
+}
+
+/// The closures' total number of rows m.
+pub fn loop_rows(closures: &[LoopClosure]) -> usize {
+    closures.iter().map(|c| c.kind.rows()).sum()
+}
+
+/// phi(q) of every closure into `residual` (length m), from
+/// `ws.placements` (call `forward_kinematics` first). Units: m for position
+/// and planar rows, a cosine for axis rows.
+///
+/// # Panics
+/// If `residual.len()` is not [`loop_rows`] or a frame index is not a frame
+/// of `model`.
+pub fn loop_residual(
+    model: &Model,
+    ws: &Workspace,
+    closures: &[LoopClosure],
+    residual: &mut [f64],
+) {
+    assert_eq!(
+        residual.len(),
+        loop_rows(closures),
+        "loop_residual: wrong length"
+    );
+    let mut row = 0;
+    for c in closures {
+        let (xa, xb) = (
+            frame_placement(model, ws, c.frame_a),
+            frame_placement(model, ws, c.frame_b),
+        );
+        let d = xb.trans - xa.trans;
+        match c.kind {
+            LoopKind::Point => residual[row..row + 3].copy_from_slice(d.as_slice()),
+            LoopKind::Planar { axis } => {
+                let (u1, u2) = normal_pair(&axis);
+                residual[row] = (xa.rot * u1).dot(&d);
+                residual[row + 1] = (xa.rot * u2).dot(&d);
+            }
+            LoopKind::Revolute { axis } => {
+                residual[row..row + 3].copy_from_slice(d.as_slice());
+                let (u1, u2) = normal_pair(&axis);
+                let b = xb.rot * axis.normalize();
+                residual[row + 3] = (xa.rot * u1).dot(&b);
+                residual[row + 4] = (xa.rot * u2).dot(&b);
+            }
+        }
+        row += c.kind.rows();
+    }
+}
+
+/// K(q) (m x nv) into `k`, from `ws.placements` and `ws.axes` (call
+/// `forward_kinematics` first). Overwrites `ws.jacobian`.
+///
+/// # Panics
+/// If `k` is not m x nv or a frame index is not a frame of `model`.
+pub fn loop_jacobian(
+    model: &Model,
+    ws: &mut Workspace,
+    lw: &mut LoopJacobianWorkspace,
+    closures: &[LoopClosure],
+    k: &mut DMatrix<f64>,
+) {
+    let mut row = 0;
+    for c in closures {
+        lw.ja.copy_from(frame_jacobian(
+            model,
+            ws,
+            c.frame_a,
+            JacobianFrame::WorldAligned,
+        ));
+        frame_jacobian(model, ws, c.frame_b, JacobianFrame::WorldAligned);
+        let sides = Sides::at(model, ws, c, None);
+        for col in 0..model.nv {
+            let ja = Columns::of(&lw.ja, col);
+            let jb = Columns::of(&ws.jacobian, col);
+            sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
+        }
+        row += c.kind.rows();
+    }
+}
+
+/// K(q) and K_dot(q, v) (m x nv each) into `k` and `k_dot`, exact (no
+/// finite differences). Runs its own kinematic pass: overwrites the
+/// kinematic buffers of `ws` (placements, axes, velocities, biases) and
+/// `ws.jacobian`, `ws.jacobian_dot`. Allocates nothing.
+///
+/// # Panics
+/// If `q.len() != model.nq`, `v.len() != model.nv`, `k` or `k_dot` is not
+/// m x nv, or a frame index is not a frame of `model`.
+#[allow(clippy::too_many_arguments)]
+pub fn loop_jacobian_time_derivative(
+    model: &Model,
+    ws: &mut Workspace,
+    lw: &mut LoopJacobianWorkspace,
+    q: &[f64],
+    v: &[f64],
+    closures: &[LoopClosure],
+    k: &mut DMatrix<f64>,
+    k_dot: &mut DMatrix<f64>,
+) {
+    assert!(
+        q.len() == model.nq && v.len() == model.nv,
+        "loop_jacobian_time_derivative: wrong input sizes"
+    );
+    velocity_and_bias_pass(model, ws, q, v);
+    let mut row = 0;
+    for c in closures {
+        frame_jacobian_and_derivative(model, ws, c.frame_a, JacobianFrame::WorldAligned);
+        lw.ja.copy_from(&ws.jacobian);
+        lw.ja_dot.copy_from(&ws.jacobian_dot);
+        frame_jacobian_and_derivative(model, ws, c.frame_b, JacobianFrame::WorldAligned);
+        // d_dot = (J_lin,b - J_lin,a) v.
+        let mut d_dot = Vec3::zeros();
+        for (col, vc) in v.iter().enumerate() {
+            d_dot += (Columns::of(&ws.jacobian, col).lin - Columns::of(&lw.ja, col).lin) * *vc;
+        }
+        let sides = Sides::at(model, ws, c, Some(d_dot));
+        for col in 0..model.nv {
+            let (ja, jb) = (Columns::of(&lw.ja, col), Columns::of(&ws.jacobian, col));
+            let (ja_dot, jb_dot) = (
+                Columns::of(&lw.ja_dot, col),
+                Columns::of(&ws.jacobian_dot, col),
+            );
+            sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
+            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| {
+                k_dot[(row + r, col)] = x
+            });
+        }
+        row += c.kind.rows();
+    }
+}
+
+/// The angular and linear rows of one column of a world-aligned Jacobian.
+struct Columns {
+    ang: Vec3,
+    lin: Vec3,
+}
+
+impl Columns {
+    fn of(j: &DMatrix<f64>, col: usize) -> Self {
+        Columns {
+            ang: j.fixed_view::<3, 1>(0, col).into_owned(),
+            lin: j.fixed_view::<3, 1>(3, col).into_owned(),
+        }
+    }
+}
+
+/// One closure's geometry at (q, v): d, U_k, B and their rates.
+struct Sides {
+    d: Vec3,
+    u: [Vec3; 2],
+    b: Vec3,
+    d_dot: Vec3,
+    u_dot: [Vec3; 2],
+    b_dot: Vec3,
+}
+
+impl Sides {
+    /// The geometry from `ws.placements`; the rates (zero without
+    /// `d_dot`) from `ws.velocities` and `d_dot`.
+    fn at(model: &Model, ws: &Workspace, c: &LoopClosure, d_dot: Option<Vec3>) -> Self {
+        let (xa, xb): (Transform, Transform) = (
+            frame_placement(model, ws, c.frame_a),
+            frame_placement(model, ws, c.frame_b),
+        );
+        let axis = match c.kind {
+            LoopKind::Point => Vec3::z(),
+            LoopKind::Planar { axis } | LoopKind::Revolute { axis } => axis,
+        };
+        let (u1, u2) = normal_pair(&axis);
+        let u = [xa.rot * u1, xa.rot * u2];
+        let b = xb.rot * axis.normalize();
+        let omega = |frame: usize| match (d_dot, model.frames[frame].body) {
+            (Some(_), Some(body)) => ws.velocities[body].ang,
+            _ => Vec3::zeros(),
+        };
+        let (wa, wb) = (omega(c.frame_a), omega(c.frame_b));
+        Sides {
+            d: xb.trans - xa.trans,
+            u,
+            b,
+            d_dot: d_dot.unwrap_or_else(Vec3::zeros),
+            u_dot: [wa.cross(&u[0]), wa.cross(&u[1])],
+            b_dot: wb.cross(&b),
+        }
+    }
+
+    /// The closure's rows of K in one column.
+    fn jacobian_column(
+        &self,
+        c: &LoopClosure,
+        ja: &Columns,
+        jb: &Columns,
+        mut put: impl FnMut(usize, f64),
+    ) {
+        let dlin = jb.lin - ja.lin;
+        let dang = ja.ang - jb.ang;
+        match c.kind {
+            LoopKind::Point => (0..3).for_each(|r| put(r, dlin[r])),
+            LoopKind::Planar { .. } => {
+                for (r, u) in self.u.iter().enumerate() {
+                    put(r, u.cross(&self.d).dot(&ja.ang) + u.dot(&dlin));
+                }
+            }
+            LoopKind::Revolute { .. } => {
+                (0..3).for_each(|r| put(r, dlin[r]));
+                for (r, u) in self.u.iter().enumerate() {
+                    put(3 + r, u.cross(&self.b).dot(&dang));
+                }
+            }
+        }
+    }
+
+    /// The closure's rows of K_dot in one column (product rule on
+    /// [`Self::jacobian_column`]).
+    fn derivative_column(
+        &self,
+        c: &LoopClosure,
+        ja: &Columns,
+        jb: &Columns,
+        ja_dot: &Columns,
+        jb_dot: &Columns,
+        mut put: impl FnMut(usize, f64),
+    ) {
+        let (dlin, dlin_dot) = (jb.lin - ja.lin, jb_dot.lin - ja_dot.lin);
+        let (dang, dang_dot) = (ja.ang - jb.ang, ja_dot.ang - jb_dot.ang);
+        match c.kind {
+            LoopKind::Point => (0..3).for_each(|r| put(r, dlin_dot[r])),
+            LoopKind::Planar { .. } => {
+                for (r, (u, u_dot)) in self.u.iter().zip(&self.u_dot).enumerate() {
+                    let n = u.cross(&self.d);
+                    let n_dot = u_dot.cross(&self.d) + u.cross(&self.d_dot);
+                    put(
+                        r,
+                        n_dot.dot(&ja.ang)
+                            + n.dot(&ja_dot.ang)
+                            + u_dot.dot(&dlin)
+                            + u.dot(&dlin_dot),
+                    );
+                }
+            }
+            LoopKind::Revolute { .. } => {
+                (0..3).for_each(|r| put(r, dlin_dot[r]));
+                for (r, (u, u_dot)) in self.u.iter().zip(&self.u_dot).enumerate() {
+                    let n = u.cross(&self.b);
+                    let n_dot = u_dot.cross(&self.b) + u.cross(&self.b_dot);
+                    put(3 + r, n_dot.dot(&dang) + n.dot(&dang_dot));
+                }
+            }
+        }
+    }
+}
