@@ -17,6 +17,7 @@
 //! the integrator's error alone (RK4: fourth order in the step).
 
 pub mod colliders;
+mod constrained_plant;
 mod contact_plant;
 mod disturbance;
 mod environment;
@@ -27,6 +28,7 @@ mod rapier_plant;
 mod step_stability;
 
 pub use colliders::Contact;
+pub use constrained_plant::{ConstrainedPlant, ConstrainedPlantError, Drift};
 pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{

@@ -415,6 +415,31 @@ impl ClosedChain {
         self.residual.iter().fold(0.0, |w: f64, x| w.max(x.abs()))
     }
 
+    /// K(q) and A(q) only (no A_dot), e.g. to map v_bar to v = A v_bar
+    /// before [`Self::update`] at those speeds. Allocates nothing.
+    ///
+    /// # Errors
+    /// As [`Self::update`].
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq` or `model` / `ws` is not the chain's model.
+    pub fn update_basis(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+    ) -> Result<(), ClosedChainError> {
+        forward_kinematics(model, ws, q);
+        loop_jacobian(
+            model,
+            ws,
+            &mut self.loop_ws,
+            &self.closures,
+            self.manifold.jacobians_mut().0,
+        );
+        self.manifold.factor().map_err(failure)
+    }
+
     /// K(q), K_dot(q, v), A(q) and A_dot(q, v), exact and without
     /// allocating. `v` is the tree's speeds; it need not satisfy K v = 0.
     ///
@@ -471,15 +496,7 @@ impl ClosedChain {
         ws: &mut Workspace,
         q: &[f64],
     ) -> Result<&[DMatrix<f64>], ClosedChainError> {
-        forward_kinematics(model, ws, q);
-        loop_jacobian(
-            model,
-            ws,
-            &mut self.loop_ws,
-            &self.closures,
-            self.manifold.jacobians_mut().0,
-        );
-        self.manifold.factor().map_err(failure)?;
+        self.update_basis(model, ws, q)?;
         for j in 0..self.christoffel.len() {
             self.speeds
                 .copy_from_slice(self.manifold.basis().column(j).as_slice());
