@@ -191,7 +191,7 @@ fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
         "slotine_li" => ControllerSpec::SlotineLi {
             lambda: Gain::All(5.0),
             kd: joint_kd,
-            adaptation: false,
+            adaptation: Default::default(),
             gamma: Gain::All(1.0),
             bounds: None,
         },
@@ -207,7 +207,7 @@ fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
             lambda: Gain::All(5.0),
             kd: joint_kd,
             posture_gain: Gain::All(1.0),
-            adaptation: false,
+            adaptation: Default::default(),
             gamma: Gain::All(1.0),
             bounds: None,
         },

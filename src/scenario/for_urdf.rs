@@ -5,7 +5,7 @@
 //! those triples, side by side.
 
 use super::{
-    ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec, RobotSpec,
+    AdaptationSpec, ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec, RobotSpec,
     RootSpec, Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
 };
 use crate::control::{JointTerms, Reference, Sine};
@@ -116,7 +116,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         controller: ControllerSpec::SlotineLi {
             lambda: Gain::All(5.0),
             kd: Gain::All(10.0),
-            adaptation: false,
+            adaptation: AdaptationSpec::OFF,
             gamma: Gain::All(1.0),
             bounds: None,
         },

@@ -395,7 +395,7 @@ fn a_diverging_variant_stops_and_the_others_go_on() {
         s.draft.variants[0].controller = Some(passivity_lab::scenario::ControllerSpec::SlotineLi {
             lambda: passivity_lab::scenario::Gain::All(1.0),
             kd: passivity_lab::scenario::Gain::All(1e7),
-            adaptation: false,
+            adaptation: Default::default(),
             gamma: passivity_lab::scenario::Gain::All(1.0),
             bounds: None,
         });

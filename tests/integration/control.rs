@@ -6,7 +6,8 @@ use crate::common;
 
 use common::{repo_path, simulate, ClosedLoop};
 use passivity_lab::control::{
-    Adaptation, ComputedTorque, ControlLaw, JointTerms, PdPlus, Reference, Sine, SlotineLi,
+    Adaptation, ComputedTorque, ControlLaw, EuclideanAdaptation, JointTerms, PdPlus, Reference,
+    Sine, SlotineLi,
 };
 use passivity_lab::factorization::{Beta, Factorization, TorsionTerm};
 use passivity_lab::model::{Model, RootJoint};
@@ -169,10 +170,10 @@ fn adaptive_slotine_li_lyapunov_never_increases_for_any_factorization() {
     let law = ControlLaw::SlotineLi(SlotineLi {
         lambda: vec![3.0; n],
         kd: vec![15.0; n],
-        adaptation: Some(Adaptation {
+        adaptation: Some(Adaptation::Euclidean(EuclideanAdaptation {
             gamma: vec![0.5; np],
             bounds: None,
-        }),
+        })),
     });
     let mut finals = Vec::new();
     for f in factorizations(n) {
@@ -254,10 +255,10 @@ fn adaptation_respects_bounds() {
         let law = ControlLaw::SlotineLi(SlotineLi {
             lambda: vec![3.0; n],
             kd: vec![15.0; n],
-            adaptation: Some(Adaptation {
+            adaptation: Some(Adaptation::Euclidean(EuclideanAdaptation {
                 gamma: vec![2.0; p0.len()],
                 bounds,
-            }),
+            })),
         });
         on_sines(
             &ur5,

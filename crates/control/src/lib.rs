@@ -26,6 +26,7 @@
 //! same stance's supports.
 
 pub mod balance;
+pub mod closed_chain;
 mod laws;
 pub mod operational_space;
 mod power_flows;
@@ -37,9 +38,9 @@ mod task_control;
 mod tracking;
 
 pub use laws::{
-    Adaptation, BalanceControl, ComputedTorque, ControlLaw, DistributionSample,
-    JointReferenceFromTask, OperationalPdPlus, OperationalSlotineLi, PdPlus, SlotineLi,
-    StancePdPlus, StanceSlotineLi, TaskSlotineLi,
+    Adaptation, BalanceControl, ComputedTorque, ControlLaw, DistributionSample, Estimates,
+    EuclideanAdaptation, JointReferenceFromTask, NaturalAdaptation, OperationalPdPlus,
+    OperationalSlotineLi, PdPlus, SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
 };
 pub use power_flows::{LastCompute, PowerFlows};
 pub use reference::{Desired, JointTerms, Reference, Sine};
@@ -66,7 +67,8 @@ pub struct Lyapunov {
     /// The kinetic-like part (s^T H s, e_dot^T H e_dot, s_x^T Lambda s_x,
     /// halved).
     pub kinetic: f64,
-    /// The parameter-error part 1/2 pi_tilde^T Gamma^-1 pi_tilde (adaptive only).
+    /// The parameter-error part (adaptive only): 1/2 pi_tilde^T Gamma^-1
+    /// pi_tilde (Euclidean) or sum_i gamma_i d(P_i || P_hat_i) (natural).
     pub parameter: f64,
     /// |e|: the joint error, or the task error e_x for task-space laws.
     pub e_norm: f64,
@@ -286,8 +288,23 @@ impl Controller {
         }
     }
 
+    /// Advances estimates by one integrator step of length h along a
+    /// parameter rate into `out` ([`Adaptation::step`]: pi_hat + h rate for
+    /// the Euclidean law, the exponential map for the natural law; the
+    /// plain sum without adaptation).
+    pub fn step_parameters(&self, pi_hat: &[f64], h: f64, rate: &[f64], out: &mut [f64]) {
+        match self.law.adaptation() {
+            Some(a) => a.step(pi_hat, h, rate, out),
+            None => {
+                for ((o, p), r) in out.iter_mut().zip(pi_hat).zip(rate) {
+                    *o = p + h * r;
+                }
+            }
+        }
+    }
+
     /// The Lyapunov function at time t with the true model `plant`;
-    /// `pi_tilde` = pi_hat - pi (adaptive Slotine-Li only). With a task,
+    /// `parameters`: the estimates and the truth (adaptive Slotine-Li only). With a task,
     /// also records the task's quantities ([`Self::task_sample`]).
     pub fn lyapunov(
         &mut self,
@@ -296,15 +313,15 @@ impl Controller {
         plant_ws: &mut Workspace,
         q: &[f64],
         v: &[f64],
-        pi_tilde: Option<&[f64]>,
+        parameters: Option<Estimates>,
     ) -> Lyapunov {
         self.errors(t, q, v);
         if let Some(tc) = self.task.as_deref_mut() {
             tc.evaluate(&self.law, plant, plant_ws, (t, q, v), &mut self.tracking);
             tc.sample = Some(tc.ws.sample());
         }
-        let parameter = match (self.law.adaptation(), pi_tilde) {
-            (Some(a), Some(pt)) => a.storage(pt),
+        let parameter = match (self.law.adaptation(), parameters) {
+            (Some(a), Some(e)) => a.storage(e),
             _ => 0.0,
         };
         let mut ev = Evaluation {

@@ -26,11 +26,12 @@
 //! (tau - tau* + tau_ext). The mismatch power y^T (tau - tau*) is the model
 //! error (Y pi_tilde for Slotine-Li), the sample-and-hold of a sampled
 //! controller and the unactuated rows of a free root; with adaptation,
-//! d/dt(1/2 pi_tilde^T Gamma^-1 pi_tilde) = -s^T Y pi_tilde cancels the
-//! model error.
+//! the parameter term's rate (d/dt(1/2 pi_tilde^T Gamma^-1 pi_tilde), or
+//! sum_i gamma_i d/dt d(P_i || P_hat_i) for the natural law) = -s^T Y pi_tilde
+//! cancels the model error.
 //! Computed torque is not passivity-based: no bookkeeping.
 
-use super::{ControlLaw, Controller};
+use super::{ControlLaw, Controller, Estimates};
 use passivity_dynamics::model::Model;
 
 /// Where the controller's last `compute` was, for [`Controller::power_flows`].
@@ -69,7 +70,8 @@ impl Controller {
 
     /// The powers at (t, q, v) for the torque `tau` the plant receives, the
     /// external generalized forces `tau_ext`, and, when adaptive, the
-    /// estimate error `pi_tilde` and the applied rate `parameter_rate`.
+    /// estimates `parameters` (empty slices otherwise) and the applied rate
+    /// `parameter_rate`.
     /// tau* is the law's torque with the true model `plant`: tau itself
     /// after an [`LastCompute::Exact`] compute; for adaptive joint
     /// Slotine-Li on a fixed root computed [`LastCompute::AtThisState`],
@@ -85,7 +87,7 @@ impl Controller {
         (q, v): (&[f64], &[f64]),
         tau: &[f64],
         tau_ext: &[f64],
-        pi_tilde: &[f64],
+        parameters: Estimates,
         parameter_rate: &[f64],
         last: LastCompute,
     ) -> Option<PowerFlows> {
@@ -122,19 +124,16 @@ impl Controller {
             flows.mismatch += s.status().clamp_power;
         }
         if linear {
-            flows.mismatch += pi_tilde
+            flows.mismatch += parameters
+                .estimate
                 .iter()
+                .zip(parameters.truth)
                 .zip(&self.regressor_s)
-                .map(|(p, ys)| p * ys)
+                .map(|((a, b), ys)| (a - b) * ys)
                 .sum::<f64>();
         }
         if let Some(a) = self.law.adaptation() {
-            flows.mismatch += pi_tilde
-                .iter()
-                .zip(parameter_rate)
-                .zip(&a.gamma)
-                .map(|((p, rate), g)| p * rate / g)
-                .sum::<f64>();
+            flows.mismatch += a.storage_rate(parameters, parameter_rate);
         }
         Some(flows)
     }

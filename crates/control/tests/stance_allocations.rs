@@ -7,7 +7,7 @@
 
 mod stance;
 
-use passivity_control::LastCompute;
+use passivity_control::{Estimates, LastCompute};
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{Beta, Factorization};
 use passivity_dynamics::testing::{allocations, CountingAllocator};
@@ -50,7 +50,7 @@ fn a_stance_law_step_allocates_nothing() {
                             (&q, &v),
                             &tau,
                             &zero,
-                            &[],
+                            Estimates::NONE,
                             &[],
                             LastCompute::AtThisState,
                         );
@@ -115,7 +115,7 @@ fn a_balance_law_step_allocates_nothing() {
                     (&q, &v),
                     &tau,
                     &zero,
-                    &[],
+                    Estimates::NONE,
                     &[],
                     LastCompute::AtThisState,
                 );

@@ -499,7 +499,7 @@ fn the_adaptation_cancels_the_payload_error_in_the_storage() {
     // (every inertial parameter of the base scaled by 1 / 1.4): the reduced
     // demand is off by A^T Y pi_tilde, and s_bar^T A^T (Q_d(pi_hat) -
     // Q_d(pi)) = pi_tilde . (Y^T A s_bar) = -sum pi_tilde_p rate_p / gamma_p.
-    use passivity_control::Adaptation;
+    use passivity_control::{Adaptation, EuclideanAdaptation};
     use passivity_dynamics::spatial::RigidInertia;
     for robot in [solo(), talos()] {
         let model = &robot.model;
@@ -520,10 +520,10 @@ fn the_adaptation_cancels_the_payload_error_in_the_storage() {
                 &q0,
             );
             if let ControlLaw::StanceSlotineLi(l) = &mut c.law {
-                l.adaptation = Some(Adaptation {
+                l.adaptation = Some(Adaptation::Euclidean(EuclideanAdaptation {
                     gamma: gamma.clone(),
                     bounds: None,
-                });
+                }));
             }
             c
         };

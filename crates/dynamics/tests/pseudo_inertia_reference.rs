@@ -41,6 +41,11 @@ fn assert_close(what: &str, k: usize, ours: &[f64], reference: &[f64]) {
 #[test]
 fn conversions_match_pinocchio() {
     let file = samples();
+    let version = file["pinocchio"].str();
+    assert!(
+        version.starts_with("4."),
+        "the fixture says Pinocchio {version}, not 4.x"
+    );
     let list = file["samples"].array();
     assert_eq!(list.len(), 20);
     for (k, s) in list.iter().enumerate() {

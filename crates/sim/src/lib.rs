@@ -23,24 +23,27 @@ mod disturbance;
 mod environment;
 pub mod geometry;
 mod hull_cache;
+mod parameter_consistency;
 #[cfg(feature = "rapier")]
 mod rapier_plant;
 mod step_stability;
 
 pub use colliders::Contact;
-pub use constrained_plant::{ConstrainedPlant, ConstrainedPlantError, Drift};
+pub use constrained_plant::{ConstrainedPlant, ConstrainedPlantError, Control, Drift};
 pub use contact_plant::{ContactPlant, ContactPlantError};
 pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
 pub use hull_cache::HullCache;
+use parameter_consistency::ConsistencyCheck;
+pub use parameter_consistency::ParameterConsistency;
 #[cfg(feature = "rapier")]
 pub use rapier_plant::{RapierPlant, RapierPlantError};
 pub use step_stability::StepStability;
 
 use passivity_control::{
-    Controller, DistributionSample, LastCompute, Lyapunov, PowerFlows, TaskSample,
+    Controller, DistributionSample, Estimates, LastCompute, Lyapunov, PowerFlows, TaskSample,
 };
 use passivity_dynamics::algorithms::{
     aba, coriolis_matrix_and_derivatives, BodyFactorization, Workspace,
@@ -135,6 +138,19 @@ fn add_scaled(x: &mut [f64], h: f64, d: &[f64]) {
     }
 }
 
+/// Advances the estimates by h along `rate` with the adaptation law's step
+/// (the exponential map for the natural law), through `scratch`.
+fn advance_parameters(
+    controller: &Controller,
+    parameters: &mut Vec<f64>,
+    scratch: &mut Vec<f64>,
+    h: f64,
+    rate: &[f64],
+) {
+    controller.step_parameters(parameters, h, rate, scratch);
+    std::mem::swap(parameters, scratch);
+}
+
 /// x += dt / 6 (k1 + 2 k2 + 2 k3 + k4).
 fn rk4_combine(x: &mut [f64], dt: f64, k: [&[f64]; 4]) {
     for (i, xi) in x.iter_mut().enumerate() {
@@ -184,6 +200,8 @@ pub struct Sample {
     pub torsion_power: f64,
     /// The balance law's distribution (slack, total force, clamped joints).
     pub distribution: Option<DistributionSample>,
+    /// The estimates' physical consistency so far (adaptive laws).
+    pub parameter_consistency: Option<ParameterConsistency>,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -252,8 +270,10 @@ pub struct Simulation {
     energy: Option<EnergyBalance>,
     /// Torques the plant receives: the controller's plus the pushes'.
     plant_tau: Vec<f64>,
-    /// pi_hat - pi at the current stage (adaptive laws).
-    pi_tilde: Vec<f64>,
+    /// RK4's weighted mean of its stages' parameter rates.
+    mean_parameter_rate: Vec<f64>,
+    /// The estimates' physical consistency, step by step (adaptive laws).
+    consistency: Option<ConsistencyCheck>,
     /// Buffers for the recorded contorsion force.
     contorsion: ContorsionForce,
     /// Whether the controller's evaluation at each stage is already the
@@ -325,7 +345,8 @@ impl Simulation {
             disturbances: Disturbances::none(nv),
             energy: controller.has_passive_port().then(EnergyBalance::default),
             plant_tau: vec![0.0; nv],
-            pi_tilde: vec![0.0; np],
+            mean_parameter_rate: vec![0.0; np],
+            consistency: adaptive.then(|| ConsistencyCheck::new(&parameters_of(&plant))),
             contorsion: ContorsionForce::new(estimate.nv),
             controller_is_exact: control == ControlMode::Continuous
                 && !adaptive
@@ -487,9 +508,6 @@ impl Simulation {
         if self.energy.is_none() {
             return PowerFlows::default();
         }
-        for ((d, a), b) in self.pi_tilde.iter_mut().zip(p).zip(&self.true_parameters) {
-            *d = a - b;
-        }
         self.controller
             .power_flows(
                 t,
@@ -497,7 +515,10 @@ impl Simulation {
                 (q, v),
                 &self.held_tau,
                 &self.disturbances.tau,
-                &self.pi_tilde,
+                Estimates {
+                    estimate: p,
+                    truth: &self.true_parameters,
+                },
                 &self.held_rate,
                 if self.controller_is_exact {
                     LastCompute::Exact
@@ -510,12 +531,14 @@ impl Simulation {
             .unwrap_or_default()
     }
 
-    /// Stage state = state + h * rate k.
+    /// Stage state = state + h * rate k (the estimates by the adaptation
+    /// law's step, which for the natural law is the exponential map).
     fn set_stage(&mut self, k: usize, h: f64) {
         let r = &self.rates[k];
         axpy(&mut self.stage_q, &self.q, h, &r.q);
         axpy(&mut self.stage_v, &self.v, h, &r.v);
-        axpy(&mut self.stage_p, &self.parameters, h, &r.p);
+        self.controller
+            .step_parameters(&self.parameters, h, &r.p, &mut self.stage_p);
     }
 
     /// Advances one step of length `dt`.
@@ -549,9 +572,10 @@ impl Simulation {
                 let r = &self.rates;
                 rk4_combine(&mut self.q, dt, [&r[0].q, &r[1].q, &r[2].q, &r[3].q]);
                 rk4_combine(&mut self.v, dt, [&r[0].v, &r[1].v, &r[2].v, &r[3].v]);
+                self.mean_parameter_rate.fill(0.0);
                 rk4_combine(
-                    &mut self.parameters,
-                    dt,
+                    &mut self.mean_parameter_rate,
+                    1.0,
                     [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
                 );
                 if let Some(e) = &mut self.energy {
@@ -569,6 +593,14 @@ impl Simulation {
                         },
                     );
                 }
+                let mean = &self.mean_parameter_rate;
+                advance_parameters(
+                    &self.controller,
+                    &mut self.parameters,
+                    &mut self.stage_p,
+                    dt,
+                    mean,
+                );
             }
             Integrator::SemiImplicitEuler => {
                 self.derivative(0, t);
@@ -577,7 +609,13 @@ impl Simulation {
                     *e = e.advanced(dt, &r.energy);
                 }
                 add_scaled(&mut self.v, dt, &r.v);
-                add_scaled(&mut self.parameters, dt, &r.p);
+                advance_parameters(
+                    &self.controller,
+                    &mut self.parameters,
+                    &mut self.stage_p,
+                    dt,
+                    &r.p,
+                );
                 self.plant
                     .integrate(&self.q, &self.v, dt, &mut self.stage_q);
                 std::mem::swap(&mut self.q, &mut self.stage_q);
@@ -585,6 +623,9 @@ impl Simulation {
         }
         self.plant.normalize_configuration(&mut self.q);
         self.controller.clamp_parameters(&mut self.parameters);
+        if let Some(c) = &mut self.consistency {
+            c.after_step(&self.parameters);
+        }
         self.t = t + dt;
         self.check()
     }
@@ -646,8 +687,18 @@ impl Simulation {
                 ),
             });
         }
-        add_scaled(&mut self.parameters, dt, &self.held_rate);
+        let rate = &self.held_rate;
+        advance_parameters(
+            &self.controller,
+            &mut self.parameters,
+            &mut self.stage_p,
+            dt,
+            rate,
+        );
         self.controller.clamp_parameters(&mut self.parameters);
+        if let Some(c) = &mut self.consistency {
+            c.after_step(&self.parameters);
+        }
         let contacts = match backend {
             #[cfg(feature = "rapier")]
             ContactBackend::Rapier(r) => r.contacts(),
@@ -706,18 +757,16 @@ impl Simulation {
             }
             ControlMode::Sampled { .. } => self.held_tau.clone(),
         };
-        let pi_tilde: Vec<f64> = p
-            .iter()
-            .zip(&self.true_parameters)
-            .map(|(a, b)| a - b)
-            .collect();
         let lyapunov = self.controller.lyapunov(
             t,
             &self.plant,
             &mut self.plant_ws,
             &q,
             &v,
-            (!p.is_empty()).then_some(&pi_tilde[..]),
+            (!p.is_empty()).then_some(Estimates {
+                estimate: &p,
+                truth: &self.true_parameters,
+            }),
         );
         // dH/dt = C* + C*^T and C* from Algorithm 1, then the factorization's
         // C: that C* plus the torsion terms, or a second pass for the other
@@ -760,11 +809,12 @@ impl Simulation {
             v,
             tau,
             lyapunov,
-            parameters: p,
             skew_residual,
             torsion_force,
             torsion_power,
             distribution: self.controller.balance().map(|b| b.sample()),
+            parameter_consistency: self.consistency.as_mut().map(|c| c.report(&p)),
+            parameters: p,
         }
     }
 

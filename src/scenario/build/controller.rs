@@ -3,15 +3,18 @@
 
 use crate::control::balance::BalanceGains;
 use crate::control::{
-    Adaptation, ComputedTorque, ControlLaw, OperationalPdPlus, OperationalSlotineLi, PdPlus,
-    SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
+    Adaptation, ComputedTorque, ControlLaw, EuclideanAdaptation, NaturalAdaptation,
+    OperationalPdPlus, OperationalSlotineLi, PdPlus, SlotineLi, StancePdPlus, StanceSlotineLi,
+    TaskSlotineLi,
 };
 use crate::factorization::{Beta, Factorization, TorsionTerm};
-use crate::model::Model;
+use crate::model::{Joint, Model};
 use crate::scenario::{
-    BoundsSpec, ControllerSpec, FactorizationSpec, Gain, Scenario, ScenarioError,
+    AdaptationLawSpec, AdaptationSpec, BoundsSpec, ControllerSpec, FactorizationSpec, Gain,
+    Scenario, ScenarioError,
 };
 use crate::sim::BLOW_UP;
+use crate::spatial::{pseudo_inertia, pseudo_inertia_min_eigenvalue, Vec3};
 use nalgebra::Vector3;
 
 impl Scenario {
@@ -115,46 +118,78 @@ impl Scenario {
     }
 
     /// The adaptation of an adaptive Slotine-Li law (None when off).
+    /// Euclidean: `gamma` per parameter, or one number for all whose
+    /// geared rotors' ten get gamma / g^4 ([`geared_rotors`]); natural:
+    /// `gamma` per body or one for all, rotors adapting their axial inertia.
     pub(crate) fn adaptation(
         &self,
         model: &Model,
-        (adaptation, gamma, bounds): (bool, &Gain, &Option<BoundsSpec>),
+        (adaptation, gamma, bounds): (AdaptationSpec, &Gain, &Option<BoundsSpec>),
         key: &str,
     ) -> Result<Option<Adaptation>, ScenarioError> {
-        let np = 10 * model.nbodies();
-        if !adaptation {
+        let nb = model.nbodies();
+        if !adaptation.on {
             if bounds.is_some() {
                 return Err(self.invalid(&format!("{key}.bounds"), "bounds need adaptation = true"));
             }
             return Ok(None);
         }
-        let expand = |g: &Gain, name: &str| {
-            g.expand(np).ok_or_else(|| {
+        let expand = |g: &Gain, name: &str, n: usize, what: &str| {
+            g.expand(n).ok_or_else(|| {
                 self.invalid(
                     &format!("{key}.{name}"),
-                    format!("give one number or a list of {np}"),
+                    format!("give one number or a list of {n}{what}"),
                 )
             })
         };
-        let gamma = expand(gamma, "gamma")?;
-        // The parameter storage 1/2 a~^T Gamma^-1 a~ divides by the gains:
-        // at 5e-324 it overflowed to inf (fuzz regression tiny_adaptation_gain).
-        if gamma
-            .iter()
-            .any(|g| !(*g >= 1.0 / BLOW_UP && *g <= BLOW_UP))
-        {
-            return Err(self.invalid(
-                &format!("{key}.gamma"),
-                format!(
-                    "adaptation gains must be at least {:e} and at most {BLOW_UP:e}",
-                    1.0 / BLOW_UP
-                ),
-            ));
+        let checked = |gains: Vec<f64>| {
+            // The parameter storage divides by the gains: at 5e-324 it
+            // overflowed to inf (fuzz regression tiny_adaptation_gain).
+            if gains
+                .iter()
+                .any(|g| !(*g >= 1.0 / BLOW_UP && *g <= BLOW_UP))
+            {
+                return Err(self.invalid(
+                    &format!("{key}.gamma"),
+                    format!(
+                        "adaptation gains must be at least {:e} and at most {BLOW_UP:e}",
+                        1.0 / BLOW_UP
+                    ),
+                ));
+            }
+            Ok(gains)
+        };
+        let rotors = geared_rotors(model);
+        if adaptation.law == AdaptationLawSpec::Natural {
+            if bounds.is_some() {
+                return Err(self.invalid(
+                    &format!("{key}.bounds"),
+                    "bounds apply to adaptation = \"euclidean\": the natural law keeps every estimate physically consistent by itself",
+                ));
+            }
+            let gamma = checked(expand(gamma, "gamma", nb, " (one per body)")?)?;
+            let rotor_axes = rotors.iter().map(|r| r.map(|(_, axis)| axis)).collect();
+            return Ok(Some(Adaptation::Natural(NaturalAdaptation {
+                gamma,
+                rotor_axes,
+            })));
         }
+        let np = 10 * nb;
+        let mut gains = expand(gamma, "gamma", np, "")?;
+        if let Gain::All(_) = gamma {
+            for (b, rotor) in rotors.iter().enumerate() {
+                if let Some((g, _)) = rotor {
+                    gains[10 * b..10 * b + 10]
+                        .iter_mut()
+                        .for_each(|x| *x /= g.powi(4));
+                }
+            }
+        }
+        let gamma = checked(gains)?;
         let bounds = match bounds {
             Some(b) => {
-                let lo = expand(&b.lower, "bounds.lower")?;
-                let hi = expand(&b.upper, "bounds.upper")?;
+                let lo = expand(&b.lower, "bounds.lower", np, "")?;
+                let hi = expand(&b.upper, "bounds.upper", np, "")?;
                 if lo
                     .iter()
                     .zip(&hi)
@@ -169,7 +204,47 @@ impl Scenario {
             }
             None => None,
         };
-        Ok(Some(Adaptation { gamma, bounds }))
+        Ok(Some(Adaptation::Euclidean(EuclideanAdaptation {
+            gamma,
+            bounds,
+        })))
+    }
+
+    /// The natural law starts from the estimate's pseudo-inertias (its
+    /// prior P_hat(0)): each must be positive definite, each rotor's axial
+    /// inertia positive; the first that is not is named.
+    pub(crate) fn check_natural_prior(
+        &self,
+        law: &ControlLaw,
+        estimate: &Model,
+        key: &str,
+    ) -> Result<(), ScenarioError> {
+        let Some(Adaptation::Natural(a)) = law.adaptation() else {
+            return Ok(());
+        };
+        for ((body, axis), i) in estimate.bodies.iter().zip(&a.rotor_axes).zip(0..) {
+            let theta = body.inertia.parameters();
+            let (value, what) = match axis {
+                None => (
+                    pseudo_inertia_min_eigenvalue(&pseudo_inertia(&theta)),
+                    "the smallest eigenvalue of its pseudo-inertia",
+                ),
+                Some(axis) => (
+                    axis.dot(&(body.inertia.ibar * axis)),
+                    "its rotor's axial inertia",
+                ),
+            };
+            if !(value > 0.0) {
+                return Err(self.invalid(
+                    &format!("{key}.adaptation"),
+                    format!(
+                        "the natural law needs a physically consistent estimate to start from, but body {i} ('{}') has {what} = {value:e} (not positive)",
+                        body.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn control_law(
@@ -323,4 +398,28 @@ impl Scenario {
             }
         })
     }
+}
+
+/// Per body: (gear ratio g, spin axis) of a geared rotor, a revolute body
+/// that mimics a joint with |g| != 1 (`[[robot.rotors]]`, Wensing,
+/// Englsberger & Slotine (2023), sec. VI-C); None for the other bodies. Its
+/// regressor columns carry g^2 (the axial inertia's, in the driven joint's
+/// row), and a parameter's adaptation loop gain is gamma_p |Y_p|^2: the
+/// Euclidean law divides a single gamma by g^4 on the rotor's ten
+/// parameters, so its reflected inertia g^2 I_a adapts at the links' rate.
+fn geared_rotors(model: &Model) -> Vec<Option<(f64, Vec3)>> {
+    model
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(b, body)| {
+            let coupling = model.coupling()?;
+            coupling.follows(b)?;
+            let (_, g) = coupling.speed(body.v_index);
+            match body.joint {
+                Joint::Revolute { axis } if (g.abs() - 1.0).abs() > 1e-12 => Some((g, axis)),
+                _ => None,
+            }
+        })
+        .collect()
 }

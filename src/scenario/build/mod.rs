@@ -282,6 +282,7 @@ impl Scenario {
             (None, false) => None,
         };
         let law = self.control_law(controller_spec, nominal, task_dim, &ctrl_key, stance_speeds)?;
+        self.check_natural_prior(&law, &estimate, &ctrl_key)?;
         let q0 = common.q0;
         let reference = match &f.reference {
             Some(r) => r.clone(),

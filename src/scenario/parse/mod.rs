@@ -3,6 +3,7 @@
 //! and every variant built once so that a scenario that loads also runs.
 //! Errors name the file, the line and the key.
 
+pub(crate) mod adaptation_schema;
 pub(crate) mod names;
 pub(crate) mod schema;
 pub(crate) mod stance_schema;

@@ -4,6 +4,7 @@
 use crate::control::stepped_target::TargetStep;
 use crate::control::{Reference, TaskKind, TaskReference};
 use crate::sim::{Environment, Integrator};
+pub use super::adaptation_schema::{AdaptationLawSpec, AdaptationSpec};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -292,8 +293,10 @@ pub enum ControllerSpec {
         lambda: Gain,
         kd: Gain,
         #[serde(default)]
-        adaptation: bool,
-        /// Adaptation gain per inertial parameter (10 per body) or one for all.
+        adaptation: AdaptationSpec,
+        /// Adaptation gain: Euclidean, per inertial parameter (10 per body)
+        /// or one for all (geared rotors' divided by g^4); natural, per body
+        /// or one for all.
         #[serde(default = "unit_gain")]
         gamma: Gain,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,7 +319,7 @@ pub enum ControllerSpec {
         #[serde(default = "zero_gain")]
         posture_gain: Gain,
         #[serde(default)]
-        adaptation: bool,
+        adaptation: AdaptationSpec,
         #[serde(default = "unit_gain")]
         gamma: Gain,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -349,7 +352,7 @@ pub enum ControllerSpec {
         lambda: Gain,
         kd: Gain,
         #[serde(default)]
-        adaptation: bool,
+        adaptation: AdaptationSpec,
         #[serde(default = "unit_gain")]
         gamma: Gain,
         #[serde(default, skip_serializing_if = "Option::is_none")]

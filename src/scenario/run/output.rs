@@ -160,6 +160,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "spectrum": spectrum_summary(&variant_spectra(result)),
         "step_stability": step_stability_summary(result),
         "stance": result.stance,
+        "adaptation": last.and_then(|x| x.parameter_consistency),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },
     })

@@ -14,7 +14,7 @@ mod stance_pd_plus;
 mod stance_slotine_li;
 mod task_slotine_li;
 
-pub use adaptation::Adaptation;
+pub use adaptation::{Adaptation, Estimates, EuclideanAdaptation, NaturalAdaptation};
 pub use balance::{BalanceControl, DistributionSample};
 pub use computed_torque::ComputedTorque;
 pub use operational_pd_plus::OperationalPdPlus;
@@ -106,12 +106,21 @@ pub(crate) fn check_size(
     v: &[f64],
     expected: usize,
 ) -> Result<(), ControlError> {
-    if v.len() == expected {
+    check_size_of(what, v.len(), expected)
+}
+
+/// `Ok` when `got` equals `expected`.
+pub(crate) fn check_size_of(
+    what: &'static str,
+    got: usize,
+    expected: usize,
+) -> Result<(), ControlError> {
+    if got == expected {
         Ok(())
     } else {
         Err(ControlError::Size {
             what,
-            got: v.len(),
+            got,
             expected,
         })
     }

@@ -29,7 +29,7 @@ impl SlotineLi {
         check_size("lambda", &self.lambda, sizes.joints)?;
         check_size("kd", &self.kd, sizes.joints)?;
         if let Some(a) = &self.adaptation {
-            check_size("gamma", &a.gamma, sizes.parameters)?;
+            a.check(sizes.parameters)?;
         }
         Ok(())
     }

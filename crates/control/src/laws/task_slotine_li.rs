@@ -43,7 +43,7 @@ impl TaskSlotineLi {
         check_size("kd", &self.kd, sizes.joints)?;
         check_size("posture_gain", &self.posture, sizes.joints)?;
         if let Some(a) = &self.adaptation {
-            check_size("gamma", &a.gamma, sizes.parameters)?;
+            a.check(sizes.parameters)?;
         }
         Ok(())
     }

@@ -161,13 +161,7 @@ impl Controller {
             .validate(model.nv - 6)
             .map_err(ControlError::Reference)?;
         if let Some(a) = law.adaptation() {
-            if a.gamma.len() != 10 * model.nbodies() {
-                return Err(ControlError::Size {
-                    what: "gamma",
-                    got: a.gamma.len(),
-                    expected: 10 * model.nbodies(),
-                });
-            }
+            a.check(10 * model.nbodies())?;
         }
         let mut ws = Workspace::new(model);
         let stance =

@@ -1,12 +1,12 @@
-//! The Slotine–Li adaptation law pi_hat_dot = -Gamma Y^T s with optional
-//! bounds on the estimates, and its term of the storage function.
-
-use super::Evaluation;
-use passivity_dynamics::algorithms::slotine_li_regressor_transpose;
+//! The Euclidean (gradient) Slotine–Li adaptation law
+//! pi_hat_dot = -Gamma Y^T s (Slotine & Li 1987), with optional bounds on
+//! the estimates, and its storage term 1/2 pi_tilde^T Gamma^-1 pi_tilde.
+//! Nothing keeps the estimates physically consistent; the bounds are a box
+//! projection, not a law with its own Lyapunov proof.
 
 /// Adaptation pi_hat_dot = -gamma Y^T s, with optional bounds on the estimates.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Adaptation {
+pub struct EuclideanAdaptation {
     /// Adaptation gain per parameter (Gamma_a = diag(gamma)).
     pub gamma: Vec<f64>,
     /// Lower and upper bounds per parameter: the rate is cut where it would
@@ -14,35 +14,33 @@ pub struct Adaptation {
     pub bounds: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-impl Adaptation {
-    /// The parameter rate -Gamma Y^T s into `rate`, with Y^T s (computed in
-    /// O(N) without forming Y, with the factorization's body-level choice)
-    /// into `regressor_s`, at the references of `ev.tracking`.
-    pub(crate) fn rate(&self, ev: &mut Evaluation, regressor_s: &mut [f64], rate: &mut [f64]) {
-        let tr = &*ev.tracking;
-        slotine_li_regressor_transpose(
-            ev.model,
-            ev.ws,
-            ev.q,
-            ev.v,
-            &tr.v_r,
-            &tr.a_r,
-            &tr.s,
-            ev.factorization.body_level(),
-            regressor_s,
-        );
-        for (p, rate) in rate.iter_mut().enumerate() {
-            *rate = regressor_s[p] * -self.gamma[p];
+impl EuclideanAdaptation {
+    /// The parameter rate -Gamma Y^T s from `regressor_s` = Y^T s.
+    pub(crate) fn rate(&self, regressor_s: &[f64], rate: &mut [f64]) {
+        for ((rate, ys), g) in rate.iter_mut().zip(regressor_s).zip(&self.gamma) {
+            *rate = ys * -g;
         }
     }
 
     /// The storage's parameter term 1/2 pi_tilde^T Gamma^-1 pi_tilde.
-    pub(crate) fn storage(&self, pi_tilde: &[f64]) -> f64 {
-        0.5 * pi_tilde
+    pub(crate) fn storage(&self, estimate: &[f64], truth: &[f64]) -> f64 {
+        0.5 * estimate
             .iter()
+            .zip(truth)
             .zip(&self.gamma)
-            .map(|(x, g)| x * x / g)
+            .map(|((a, b), g)| (a - b) * (a - b) / g)
             .sum::<f64>()
+    }
+
+    /// The storage term's rate pi_tilde^T Gamma^-1 pi_hat_dot at `rate`.
+    pub(crate) fn storage_rate(&self, estimate: &[f64], truth: &[f64], rate: &[f64]) -> f64 {
+        estimate
+            .iter()
+            .zip(truth)
+            .zip(rate)
+            .zip(&self.gamma)
+            .map(|(((a, b), r), g)| (a - b) * r / g)
+            .sum()
     }
 
     /// Applies the bounds to a parameter rate: a rate that would push an
