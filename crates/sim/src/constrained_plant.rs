@@ -20,6 +20,10 @@ use passivity_dynamics::algorithms::{
 use passivity_dynamics::factorization::{ClosedChain, ClosedChainError, Factorization, Projection};
 use passivity_dynamics::model::{LoopClosure, Model};
 
+/// A controller evaluated by the plant: `(t, q, v_bar, tau)`, writing the
+/// tree torques (length nv).
+pub type Control<'c> = dyn FnMut(f64, &[f64], &[f64], &mut [f64]) + 'c;
+
 /// Why a constrained plant cannot be built or stepped.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConstrainedPlantError {
@@ -79,6 +83,8 @@ pub struct ConstrainedPlant {
     rate_v_bar: [Vec<f64>; 4],
     /// The tree's speeds A v_bar at a stage.
     v: Vec<f64>,
+    /// The tree torques at a stage.
+    tau: Vec<f64>,
     /// H_bar, factored in place, and the right-hand side.
     h_bar: DMatrix<f64>,
     rhs: Vec<f64>,
@@ -129,6 +135,7 @@ impl ConstrainedPlant {
             rate_q: std::array::from_fn(|_| vec![0.0; nq]),
             rate_v_bar: std::array::from_fn(|_| vec![0.0; r]),
             v: vec![0.0; nv],
+            tau: vec![0.0; nv],
             h_bar: DMatrix::zeros(r, r),
             rhs: vec![0.0; r],
             drift: Drift {
@@ -140,10 +147,17 @@ impl ConstrainedPlant {
         Ok((plant, projection))
     }
 
-    /// The rates of (q, v_bar) at the stage state into slot k, with the
-    /// tree torques `tau`: v_bar_dot = H_bar^-1 (A^T (tau - g) - C_bar v_bar).
-    fn derivative(&mut self, k: usize, tau: &[f64]) -> Result<(), ConstrainedPlantError> {
-        let (model, ws, q, time) = (&self.model, &mut self.ws, &self.stage_q, self.t);
+    /// The rates of (q, v_bar) at the stage state and time `time` into
+    /// slot k, with the tree torques `control` gives there:
+    /// v_bar_dot = H_bar^-1 (A^T (tau - g) - C_bar v_bar).
+    fn derivative(
+        &mut self,
+        k: usize,
+        time: f64,
+        control: &mut Control,
+    ) -> Result<(), ConstrainedPlantError> {
+        control(time, &self.stage_q, &self.stage_v_bar, &mut self.tau);
+        let (model, ws, q, tau) = (&self.model, &mut self.ws, &self.stage_q, &self.tau);
         let chain_error = |source| ConstrainedPlantError::Chain { time, source };
         self.chain.update_basis(model, ws, q).map_err(chain_error)?;
         self.chain.full_speeds(&self.stage_v_bar, &mut self.v);
@@ -209,16 +223,27 @@ impl ConstrainedPlant {
     /// If `tau.len() != nv`.
     pub fn step(&mut self, tau: &[f64]) -> Result<(), ConstrainedPlantError> {
         assert_eq!(tau.len(), self.model.nv, "step: tau must have nv entries");
-        let dt = self.dt;
+        self.step_controlled(&mut |_, _, _, out: &mut [f64]| out.copy_from_slice(tau))
+    }
+
+    /// [`Self::step`] with the torques of a controller evaluated at every
+    /// RK4 stage (continuous control): `control(t, q, v_bar, tau)` writes
+    /// the tree torques (length nv) at the stage's time, tree configuration
+    /// and independent speeds.
+    ///
+    /// # Errors
+    /// As [`Self::step`].
+    pub fn step_controlled(&mut self, control: &mut Control) -> Result<(), ConstrainedPlantError> {
+        let (t, dt) = (self.t, self.dt);
         self.stage_q.copy_from_slice(&self.q);
         self.stage_v_bar.copy_from_slice(&self.v_bar);
-        self.derivative(0, tau)?;
+        self.derivative(0, t, control)?;
         self.set_stage(0, dt / 2.0);
-        self.derivative(1, tau)?;
+        self.derivative(1, t + dt / 2.0, control)?;
         self.set_stage(1, dt / 2.0);
-        self.derivative(2, tau)?;
+        self.derivative(2, t + dt / 2.0, control)?;
         self.set_stage(2, dt);
-        self.derivative(3, tau)?;
+        self.derivative(3, t + dt, control)?;
         let combine = |x: &mut [f64], r: &[Vec<f64>; 4]| {
             for (n, xn) in x.iter_mut().enumerate() {
                 *xn += dt / 6.0 * (r[0][n] + 2.0 * r[1][n] + 2.0 * r[2][n] + r[3][n]);
