@@ -27,7 +27,6 @@
 
 pub mod balance;
 pub mod closed_chain;
-pub mod closed_chain;
 mod laws;
 pub mod operational_space;
 mod power_flows;
