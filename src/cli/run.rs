@@ -137,6 +137,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(lost) = lost_task(r) {
             eprintln!("  warning: {}: {lost}", r.name);
         }
+        if let Some(slip) = r.stance.as_ref().and_then(|m| m.slip.as_ref()) {
+            eprintln!("  warning: {}: {slip}", r.name);
+        }
     }
     eprintln!("wrote {} files to {}", written.len(), out.display());
     if !complete {

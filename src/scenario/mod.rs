@@ -24,7 +24,9 @@ pub use run::output::{
 };
 pub use run::runner::{run_variant, run_variant_until, VariantResult};
 pub use run::spectra::{spectrum_summary, variant_spectra, VariantSpectra};
-pub use run::stance_metrics::{DistributionMetrics, StanceMetrics, StanceProbe, SLACK_ZERO};
+pub use run::stance_metrics::{
+    DistributionMetrics, Slip, StanceMetrics, StanceProbe, SLACK_ZERO, SLIP_DISTANCE_M,
+};
 pub use stable_hash::stable_hash;
 
 use crate::input::InputError;

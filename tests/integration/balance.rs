@@ -497,8 +497,9 @@ fn bad_balance_gains_are_refused_naming_the_key() {
 /// solo12_push_recovery's push (14 N for 0.1 s, 0.89 N s, 0.36 of the
 /// capture bound; docs/src/balance.md): the balance law keeps its feet
 /// (measured 7.7e-6 m), while stance Slotine-Li, holding the base stiffly,
-/// slides them (measured 7.9e-2 m). The sweep in the book finds where each
-/// fails; this pins the difference at one point of it.
+/// slides them (measured 7.9e-2 m), and the slip is detected and named.
+/// The sweep in the book finds where each fails; this pins the difference
+/// at one point of it.
 #[test]
 fn a_push_the_balance_law_takes_slides_the_stance_laws_feet() {
     let results = run_some("solo12_push_recovery", |n| {
@@ -507,11 +508,20 @@ fn a_push_the_balance_law_takes_slides_the_stance_laws_feet() {
     assert_eq!(results.len(), 2);
     for r in &results {
         assert!(r.divergence.is_none(), "{}: {:?}", r.name, r.divergence);
-        let slip = metrics(r).max_foot_slip_m;
+        let m = metrics(r);
+        let slip = m.max_foot_slip_m;
         if r.name == "balance" {
             assert!(slip < 1e-4, "balance: feet moved {slip} m");
+            assert_eq!(m.slip, None);
         } else {
             assert!(slip > 1e-2, "stance Slotine-Li: feet moved only {slip} m");
+            // The slip is detected when a foot first passes 1 mm, during
+            // the push (0.5 to 0.6 s) or just after it, and named.
+            let detected = m.slip.as_ref().expect("the slip is reported");
+            eprintln!("stance Slotine-Li: {detected}");
+            assert!((0.5..0.8).contains(&detected.since_s), "{detected:?}");
+            assert!(FEET.contains(&detected.frame.as_str()), "{detected:?}");
+            assert!(detected.distance_m > 1e-3 && detected.distance_m <= slip);
         }
     }
 }

@@ -17,6 +17,7 @@ mod control;
 mod factorizations;
 mod fuzz_regressions;
 mod hostile_inputs;
+mod humanoid_balance;
 mod interaction;
 mod lessons;
 mod mimic;

@@ -47,6 +47,10 @@ pub struct StanceMetrics {
     /// The largest distance any assumed contact point got from its initial
     /// position over the run (m).
     pub max_foot_slip_m: f64,
+    /// The first sample at which an assumed contact point was more than
+    /// [`SLIP_DISTANCE_M`] from where it started: the contacts the
+    /// controller counts on no longer held (None: they held).
+    pub slip: Option<Slip>,
     /// The ground's total normal force at the end (the plant's contacts, N),
     /// the robot's weight m g and (force - m g) / m g.
     pub final_normal_force_n: f64,
@@ -55,6 +59,36 @@ pub struct StanceMetrics {
     /// The balance law's distribution over the recorded samples (None for
     /// the other controllers).
     pub distribution: Option<DistributionMetrics>,
+}
+
+/// An assumed contact point farther than this from its initial position
+/// (m) has slipped (or its sole rolled): the stance a controller assumes is
+/// then wrong. Issue 32's bound for feet that hold; a ball foot rolling
+/// under a swaying base moves 0.24 mm (solo12_body_sway).
+pub const SLIP_DISTANCE_M: f64 = 1e-3;
+
+/// Where and when an assumed contact first slipped.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Slip {
+    /// The sample's time (s).
+    pub since_s: f64,
+    /// The contact's frame.
+    pub frame: String,
+    /// How far its point was from its initial position then (m).
+    pub distance_m: f64,
+}
+
+impl std::fmt::Display for Slip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the assumed contact on '{}' slipped: {:.2} mm from where it started at t = {:.3} s (more than {} mm); the stance the controller assumes no longer held",
+            self.frame,
+            self.distance_m * 1e3,
+            self.since_s,
+            SLIP_DISTANCE_M * 1e3
+        )
+    }
 }
 
 /// A slack component above this (N, N m) counts as a wrench the
@@ -107,8 +141,16 @@ impl StanceProbe {
             m.max_base_position_error_m = m.max_base_position_error_m.max(dp);
             m.max_base_orientation_error_rad = m.max_base_orientation_error_rad.max(dr);
             let now = points(&mut ws, &s.q);
-            for (a, b) in now.iter().zip(&start) {
-                m.max_foot_slip_m = m.max_foot_slip_m.max((a - b).norm());
+            for ((a, b), (frame, _)) in now.iter().zip(&start).zip(&self.points) {
+                let distance = (a - b).norm();
+                m.max_foot_slip_m = m.max_foot_slip_m.max(distance);
+                if distance > SLIP_DISTANCE_M && m.slip.is_none() {
+                    m.slip = Some(Slip {
+                        since_s: s.t,
+                        frame: model.frames[*frame].name.clone(),
+                        distance_m: distance,
+                    });
+                }
             }
         }
         let (dp, dr) = self.base_error(last.t, &last.q);
