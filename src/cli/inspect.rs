@@ -1,7 +1,13 @@
-//! `passivity-lab inspect`: what a URDF turns into.
+//! `passivity-lab inspect`: what a URDF turns into, and with `--loop`
+//! the closed chain its spanning tree makes (loops, independent joints,
+//! mobility, how far the configuration is from closing them).
 
 use super::{load_model, LoadArgs};
-use passivity_lab::model::Joint;
+use anyhow::{anyhow, bail, Context};
+use passivity_lab::algorithms::Workspace;
+use passivity_lab::factorization::ClosedChain;
+use passivity_lab::model::{Joint, LoopClosure, LoopKind, Model};
+use passivity_lab::spatial::Vec3;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -10,6 +16,24 @@ pub struct Args {
     urdf: PathBuf,
     #[command(flatten)]
     load: LoadArgs,
+    /// A loop closure of the URDF's spanning tree, NAME:FRAME_A:FRAME_B:KIND
+    /// with KIND point, or planar:AX,AY,AZ or revolute:AX,AY,AZ (the cut
+    /// joint's axis in frame A's axes); repeatable.
+    #[arg(long = "loop", value_name = "SPEC")]
+    loops: Vec<String>,
+    /// The independent (actuated) joints of the closed chain, by name
+    /// (default: chosen by column-pivoted QR of the loop Jacobian).
+    #[arg(long, value_delimiter = ',', value_name = "JOINT,...")]
+    independent: Vec<String>,
+    /// The configuration the loops are checked and projected at (nq
+    /// values; default: the neutral configuration).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "Q,..."
+    )]
+    q: Vec<f64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -53,5 +77,143 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
     println!("{} frames: {}", names.len(), names.join(", "));
+    if !args.loops.is_empty() {
+        closed_chain(&model, &args)?;
+    }
+    Ok(())
+}
+
+/// `SPEC` of `--loop` as a closure of `model`.
+fn parse_loop(model: &Model, spec: &str) -> anyhow::Result<LoopClosure> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let usage = || format!("--loop '{spec}': expected NAME:FRAME_A:FRAME_B:KIND[:AX,AY,AZ]");
+    if parts.len() < 4 {
+        bail!(usage());
+    }
+    let frame = |name: &str| {
+        model
+            .frame_by_name(name)
+            .ok_or_else(|| anyhow!("--loop '{spec}': the model has no frame '{name}'"))
+    };
+    let axis = || -> anyhow::Result<Vec3> {
+        let text = parts
+            .get(4)
+            .ok_or_else(|| anyhow!("{}: kind {} needs an axis", usage(), parts[3]))?;
+        let v = text
+            .split(',')
+            .map(|x| x.trim().parse::<f64>())
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(usage)?;
+        let axis = match v[..] {
+            [x, y, z] => Vec3::new(x, y, z),
+            _ => bail!("{}: the axis has three components", usage()),
+        };
+        if !axis.iter().all(|x| x.is_finite()) || axis.norm() < 1e-9 {
+            bail!("--loop '{spec}': the axis must be finite and non-zero");
+        }
+        Ok(axis)
+    };
+    let kind = match parts[3] {
+        "point" if parts.len() == 4 => LoopKind::Point,
+        "planar" if parts.len() == 5 => LoopKind::Planar { axis: axis()? },
+        "revolute" if parts.len() == 5 => LoopKind::Revolute { axis: axis()? },
+        _ => bail!("{}: KIND is point, planar:AXIS or revolute:AXIS", usage()),
+    };
+    Ok(LoopClosure {
+        name: parts[0].to_string(),
+        frame_a: frame(parts[1])?,
+        frame_b: frame(parts[2])?,
+        kind,
+    })
+}
+
+/// The closed chain's loops, independent joints and mobility at `--q`
+/// projected onto the loops.
+fn closed_chain(model: &Model, args: &Args) -> anyhow::Result<()> {
+    let closures = args
+        .loops
+        .iter()
+        .map(|spec| parse_loop(model, spec))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut q = if args.q.is_empty() {
+        model.neutral_configuration()
+    } else if args.q.len() == model.nq {
+        args.q.clone()
+    } else {
+        bail!(
+            "--q has {} values, the model has nq = {}",
+            args.q.len(),
+            model.nq
+        );
+    };
+    let independent = args
+        .independent
+        .iter()
+        .map(|name| {
+            model
+                .bodies
+                .iter()
+                .find(|b| &b.joint_name == name)
+                .map(|b| b.v_index)
+                .ok_or_else(|| anyhow!("--independent: the model has no joint '{name}'"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut ws = Workspace::new(model);
+    let (chain, projection) = ClosedChain::assemble(
+        model,
+        &mut ws,
+        closures,
+        &mut q,
+        (!independent.is_empty()).then_some(&independent[..]),
+    )
+    .context("closed chain")?;
+    println!("loop closures ({}):", chain.closures().len());
+    for c in chain.closures() {
+        let axis = match c.kind {
+            LoopKind::Point => String::new(),
+            LoopKind::Planar { axis } | LoopKind::Revolute { axis } => {
+                format!(" about [{}, {}, {}]", axis.x, axis.y, axis.z)
+            }
+        };
+        println!(
+            "  {}: {} = {}, {}{axis} ({} rows)",
+            c.name,
+            model.frames[c.frame_a].name,
+            model.frames[c.frame_b].name,
+            c.kind.name(),
+            c.kind.rows()
+        );
+    }
+    let joint = |s: &usize| model.bodies[model.dof_body[*s]].joint_name.clone();
+    let chosen = if independent.is_empty() {
+        "chosen by column-pivoted QR"
+    } else {
+        "given"
+    };
+    println!(
+        "mobility {} ({} speeds, {} loop rows); independent joints ({chosen}): {}; dependent: {}",
+        chain.mobility(),
+        model.nv,
+        model.nv - chain.mobility(),
+        chain
+            .independent_speeds()
+            .iter()
+            .map(joint)
+            .collect::<Vec<_>>()
+            .join(", "),
+        chain
+            .dependent_speeds()
+            .iter()
+            .map(joint)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let values: Vec<String> = q.iter().map(|x| format!("{x:.6}")).collect();
+    println!(
+        "projected onto the loops in {} Newton steps (|phi| = {:.1e}): q = [{}]",
+        projection.iterations,
+        projection.residual,
+        values.join(", ")
+    );
     Ok(())
 }

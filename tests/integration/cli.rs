@@ -211,6 +211,48 @@ fn inspect_lists_the_bodies() {
 }
 
 #[test]
+fn inspect_lists_a_closed_chains_loops_independent_joints_and_mobility() {
+    let fourbar = "assets/robots/closed_chains/fourbar.urdf";
+    let planar = "cut:coupler_tip:rocker_tip:planar:0,1,0";
+    let (out, _) = run_ok(&[
+        "inspect",
+        fourbar,
+        "--loop",
+        planar,
+        "--independent",
+        "crank_joint",
+        "--q",
+        "0.3,-1,-1.77",
+    ]);
+    assert!(
+        out.contains("cut: coupler_tip = rocker_tip, planar about [0, 1, 0] (2 rows)")
+            && out.contains("mobility 1 (3 speeds, 2 loop rows); independent joints (given): crank_joint; dependent: coupler_joint, rocker_joint")
+            && out.contains("projected onto the loops in"),
+        "{out}"
+    );
+    // The crank is held at 0.3 by the projection.
+    assert!(out.contains("q = [0.300000,"), "{out}");
+    // A point closure of the planar four-bar: its out-of-plane row is named.
+    let err = run_fails(&[
+        "inspect",
+        fourbar,
+        "--loop",
+        "cut:coupler_tip:rocker_tip:point",
+    ]);
+    assert!(
+        err.contains("redundant") && err.contains("'cut' y"),
+        "{err}"
+    );
+    let err = run_fails(&[
+        "inspect",
+        fourbar,
+        "--loop",
+        "cut:coupler_tip:nowhere:point",
+    ]);
+    assert!(err.contains("no frame 'nowhere'"), "{err}");
+}
+
+#[test]
 fn eval_with_a_factorization_writes_its_matrices_and_diagnostics() {
     let dir = scratch("factorization");
     let input = repo_path("tests/fixtures/reference/panda.json");
