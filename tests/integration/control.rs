@@ -14,7 +14,7 @@ use passivity_lab::model::{Model, RootJoint};
 use passivity_lab::sim::parameters_of;
 use passivity_lab::spatial::RigidInertia;
 
-fn robot(path: &str) -> Model {
+pub(crate) fn robot(path: &str) -> Model {
     Model::from_urdf_file(
         repo_path(&format!("assets/robots/example-robot-data/robots/{path}")),
         RootJoint::Fixed,
@@ -22,7 +22,7 @@ fn robot(path: &str) -> Model {
     .unwrap()
 }
 
-fn sines(n: usize) -> Reference {
+pub(crate) fn sines(n: usize) -> Reference {
     Reference::Terms {
         joints: (0..n)
             .map(|i| JointTerms {
@@ -56,7 +56,7 @@ fn factorizations(n: usize) -> Vec<Factorization> {
 /// `law` with `f` on `plant` (`estimate` its model) tracking [`sines`]
 /// from rest at q = `q0` on every joint: the initial sample and every
 /// `stride`-th of `steps` RK4 steps of `dt`.
-fn on_sines(
+pub(crate) fn on_sines(
     plant: &Model,
     estimate: &Model,
     law: ControlLaw,
@@ -137,7 +137,7 @@ fn exact_model_tracks_exactly() {
     }
 }
 
-fn assert_never_increases(samples: &[passivity_lab::sim::Sample], what: &str) {
+pub(crate) fn assert_never_increases(samples: &[passivity_lab::sim::Sample], what: &str) {
     let v0 = samples[0].lyapunov.value;
     for w in samples.windows(2) {
         assert!(

@@ -21,6 +21,7 @@ mod humanoid_balance;
 mod interaction;
 mod lessons;
 mod mimic;
+mod natural_adaptation;
 mod number_limits;
 mod properties;
 mod rapier_plant;

@@ -175,7 +175,9 @@ impl Scenario {
             })));
         }
         let np = 10 * nb;
-        let mut gains = expand(gamma, "gamma", np, "")?;
+        let mut gains = checked(expand(gamma, "gamma", np, "")?)?;
+        // After the check: a scaled gain may be below its floor (0.2 / 100^4
+        // = 2e-9), which only guards against an overflowing 1 / gamma.
         if let Gain::All(_) = gamma {
             for (b, rotor) in rotors.iter().enumerate() {
                 if let Some((g, _)) = rotor {
@@ -185,7 +187,7 @@ impl Scenario {
                 }
             }
         }
-        let gamma = checked(gains)?;
+        let gamma = gains;
         let bounds = match bounds {
             Some(b) => {
                 let lo = expand(&b.lower, "bounds.lower", np, "")?;
