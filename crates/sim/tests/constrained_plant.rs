@@ -155,9 +155,11 @@ fn the_energy_error_of_faster_motion_is_rk4_truncation() {
 
 /// A MuJoCo trajectory of a shipped mechanism
 /// (tests/fixtures/reference/closed_chains_mujoco, written by its
-/// generate.py): the joint names and, per sample, t, q, v and the energy.
+/// generate.py): the joint names, the PD gains it ran with (joint, target,
+/// kp, kd; none: torque-free) and, per sample, t, q, v and the energy.
 struct MujocoTrajectory {
     joints: Vec<String>,
+    pd: Vec<(String, f64, f64, f64)>,
     samples: Vec<Vec<f64>>,
 }
 
@@ -166,6 +168,18 @@ fn mujoco_trajectory(name: &str) -> MujocoTrajectory {
         .join("../../tests/fixtures/reference/closed_chains_mujoco")
         .join(format!("{name}.csv"));
     let text = std::fs::read_to_string(&path).unwrap();
+    let pd = text
+        .lines()
+        .find_map(|l| l.strip_prefix("# pd: "))
+        .unwrap()
+        .split("; ")
+        .filter(|g| !g.is_empty())
+        .map(|g| {
+            let f: Vec<&str> = g.split(',').collect();
+            let x = |k: usize| f[k].parse::<f64>().unwrap();
+            (f[0].to_string(), x(1), x(2), x(3))
+        })
+        .collect();
     let mut rows = text.lines().filter(|l| !l.starts_with('#'));
     let header: Vec<&str> = rows.next().unwrap().split(',').collect();
     let joints = header
@@ -176,11 +190,16 @@ fn mujoco_trajectory(name: &str) -> MujocoTrajectory {
     let samples = rows
         .map(|r| r.split(',').map(|x| x.parse().unwrap()).collect())
         .collect();
-    MujocoTrajectory { joints, samples }
+    MujocoTrajectory {
+        joints,
+        pd,
+        samples,
+    }
 }
 
 /// Our plant from MuJoCo's first state, stepped by `dt` to each of its
-/// samples: the largest joint difference (rad or m) over the run.
+/// samples with the same PD torques (evaluated at every RK4 stage): the
+/// largest joint difference (rad or m) over the run.
 fn largest_difference_from_mujoco(
     (model, closures, independent): (Model, Vec<LoopClosure>, Vec<usize>),
     reference: &MujocoTrajectory,
@@ -201,13 +220,28 @@ fn largest_difference_from_mujoco(
         v0[v_of[k]] = first[1 + n + k];
     }
     let v_bar0 = independent.iter().map(|&s| v0[s]).collect();
+    // Each PD joint: its coordinate, its speed and its place in v_bar.
+    let pd: Vec<(usize, usize, usize, f64, f64, f64)> = reference
+        .pd
+        .iter()
+        .map(|(j, target, kp, kd)| {
+            let b = body(j);
+            let k = independent.iter().position(|&s| s == b.v_index).unwrap();
+            (b.q_index, b.v_index, k, *target, *kp, *kd)
+        })
+        .collect();
     let (mut plant, _) =
         ConstrainedPlant::new(model, closures, q0, v_bar0, Some(&independent), dt).unwrap();
-    let tau = vec![0.0; plant.model().nv];
+    let mut control = |_t: f64, q: &[f64], v_bar: &[f64], tau: &mut [f64]| {
+        tau.fill(0.0);
+        for &(qi, vi, k, target, kp, kd) in &pd {
+            tau[vi] = kp * (target - q[qi]) - kd * v_bar[k];
+        }
+    };
     let mut worst: f64 = 0.0;
     for sample in &reference.samples[1..] {
         while plant.time() < sample[0] - dt / 2.0 {
-            plant.step(&tau).unwrap();
+            plant.step_controlled(&mut control).unwrap();
         }
         for k in 0..n {
             worst = worst.max((plant.q()[q_of[k]] - sample[1 + k]).abs());
@@ -219,18 +253,21 @@ fn largest_difference_from_mujoco(
 /// Cross-check against a simulator nobody here wrote: MuJoCo 4.0 with an
 /// equality `connect` at the cut, RK4 at 0.025 ms, its constraint made as
 /// stiff as that step allows (the loop opens by at most 2.5e-10 m on the
-/// four-bar, 5.4e-11 m on the knee leg; energy drifts by 1.0e-9 J and
-/// 1.1e-8 J of 20 J). Over 2 s (the four-bar swinging through half a turn
-/// under gravity; the knee leg falling on its slider with the hip and the
-/// knee motor turning) our RK4 at 1 ms follows MuJoCo's joints to 1.0e-9
-/// rad (four-bar) and 5.7e-6 (knee leg, falling at up to 20 m/s); at
-/// 0.25 ms to 2.6e-10 and 3.5e-8. The knee leg's 166-fold drop for a
-/// 4-fold step is RK4's h^4 (256) down to MuJoCo's own floor (its 0.1 ms
-/// and 0.025 ms runs differ by 1.1e-6 on the knee leg, 3.5e-9 on the
-/// four-bar): the difference is our step's truncation, not another
-/// dynamics (a wrong C_bar, A_dot or g_bar would leave a difference that
-/// does not vanish with the step). Bounds: 2e-5 at 1 ms, 1e-7 at 0.25 ms
-/// (the knee leg's 1 ms error / 256 plus the floor, with a margin of 3).
+/// four-bar, 5.4e-11 m on the knee leg; torque-free, the energy drifts by
+/// 1.0e-9 J and 1.1e-8 J of 20 J). Over 2 s, torque-free (the four-bar
+/// swinging through half a turn under gravity; the knee leg falling on its
+/// slider with the hip and the knee motor turning) and PD-driven (MuJoCo
+/// position actuators with kv, evaluated at every RK4 stage as our
+/// `step_controlled`), our RK4 at 1 ms follows MuJoCo's joints to 1.0e-9
+/// and 2.6e-10 rad (four-bar) and 5.7e-6 and 8.5e-8 (knee leg, falling at
+/// up to 20 m/s torque-free); at 0.25 ms to 2.6e-10, 6.2e-11, 3.5e-8 and
+/// 9.5e-10. The knee leg's 166-fold drop for a 4-fold step is RK4's h^4
+/// (256) down to MuJoCo's own floor (its 0.1 ms and 0.025 ms runs differ by
+/// 1.1e-6 on the knee leg, 3.5e-9 on the four-bar): the difference is our
+/// step's truncation, not another dynamics (a wrong C_bar, A_dot or g_bar
+/// would leave a difference that does not vanish with the step). Bounds:
+/// 2e-5 at 1 ms, 1e-7 at 0.25 ms (the knee leg's 1 ms error / 256 plus the
+/// floor, with a margin of 3).
 #[test]
 fn the_shipped_chains_follow_mujoco() {
     let cases = [
@@ -241,11 +278,13 @@ fn the_shipped_chains_follow_mujoco() {
         }),
     ];
     for (name, mechanism) in cases {
-        let reference = mujoco_trajectory(name);
-        let coarse = largest_difference_from_mujoco(mechanism.clone(), &reference, 1e-3);
-        let fine = largest_difference_from_mujoco(mechanism, &reference, 2.5e-4);
-        eprintln!("{name} against MuJoCo over 2 s: {coarse:e} at 1 ms, {fine:e} at 0.25 ms");
-        assert!(coarse < 2e-5, "{name}: {coarse:e} at 1 ms");
-        assert!(fine < 1e-7, "{name}: {fine:e} at 0.25 ms");
+        for run in [name.to_string(), format!("{name}_pd")] {
+            let reference = mujoco_trajectory(&run);
+            let coarse = largest_difference_from_mujoco(mechanism.clone(), &reference, 1e-3);
+            let fine = largest_difference_from_mujoco(mechanism.clone(), &reference, 2.5e-4);
+            eprintln!("{run} against MuJoCo over 2 s: {coarse:e} at 1 ms, {fine:e} at 0.25 ms");
+            assert!(coarse < 2e-5, "{run}: {coarse:e} at 1 ms");
+            assert!(fine < 1e-7, "{run}: {fine:e} at 0.25 ms");
+        }
     }
 }
