@@ -13,12 +13,13 @@ fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new("lessons", name)
 }
 
-const LESSONS: [&str; 5] = [
+const LESSONS: [&str; 6] = [
     "01_point_mass.toml",
     "02_planar_arm.toml",
     "03_panda_joint_space.toml",
     "04_panda_task_space.toml",
     "05_parallel_transport.toml",
+    "06_standing_torsion.toml",
 ];
 
 fn lesson_path(name: &str) -> PathBuf {
@@ -26,7 +27,7 @@ fn lesson_path(name: &str) -> PathBuf {
 }
 
 #[test]
-fn the_torsion_lab_is_one_chain_of_five_lessons() {
+fn the_torsion_lab_is_one_chain_of_six_lessons() {
     let chain = lesson_chain(&lesson_path(LESSONS[0])).unwrap();
     let names: Vec<String> = chain
         .iter()
@@ -132,6 +133,21 @@ fn every_lesson_runs_and_shows_its_point() {
     let five = &results[4];
     assert_eq!(max_z(&five[0]), 0.0);
     assert!(max_z(&five[1]) > 1e-3, "{}", max_z(&five[1]));
+    // 6: on the stance manifold the feet stay, and torsion moves the base
+    // off C_bar*'s path (solo12_body_sway's numbers: up to 1.5e-3 apart).
+    let six = &results[5];
+    for r in six {
+        let stance = r.stance.as_ref().expect("stance metrics");
+        assert!(stance.max_foot_slip_m < 1e-3, "{}: {stance:?}", r.name);
+    }
+    let base_apart = six[0]
+        .samples
+        .iter()
+        .zip(&six[1].samples)
+        .flat_map(|(a, b)| a.q[..7].iter().zip(&b.q[..7]).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max);
+    println!("lesson 6: base coordinates apart by up to {base_apart:.2e}");
+    assert!(base_apart > 1e-4, "base paths apart by {base_apart}");
 }
 
 /// A scenario with `lesson` as its `[lesson]` table, written to `dir`.
