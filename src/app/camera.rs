@@ -5,7 +5,7 @@
 use super::session::{Session, SessionSystems};
 use super::trails::{desired_end_effector_path, end_effector_path_extent};
 use bevy::camera::visibility::RenderLayers;
-use bevy::camera::{CameraOutputMode, Viewport};
+use bevy::camera::{CameraOutputMode, MsaaWriteback, Viewport};
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy::render::render_resource::BlendState;
@@ -104,6 +104,15 @@ fn spawn_stage(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSetti
         RenderLayers::none(),
         Camera {
             order: 1,
+            // By default a camera that is not the first on its window
+            // writes its own main texture back into its MSAA texture
+            // before drawing (MsaaWriteback::Auto), which keeps the texture
+            // from being cleared: whatever egui stopped drawing (a panel
+            // that moved or closed, a window dragged away, text over the
+            // 3-D view) stayed on screen as trails of earlier frames. egui
+            // draws over the 3-D view's output, not into it: nothing to
+            // write back.
+            msaa_writeback: MsaaWriteback::Off,
             output_mode: CameraOutputMode::Write {
                 blend_state: Some(BlendState::ALPHA_BLENDING),
                 clear_color: ClearColorConfig::None,

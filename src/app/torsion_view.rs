@@ -14,9 +14,7 @@
 //!   the left panel's Torsion section (zero: torsion never shows in the
 //!   Lyapunov function). On the point mass its vertical part divided by m
 //!   is the "counterproductive upward acceleration" of Wensing, Englsberger & Slotine (2023), sec. IV-A2,
-//!   read out there too. (Text drawn over the 3-D viewport by egui left
-//!   trails of earlier frames in this camera setup, so the numbers stay in
-//!   the panel.)
+//!   read out there too.
 
 use super::camera::{OrbitCamera, CLOSE_UP_DISTANCE};
 use super::robot_view::{point, ViewLayout};
