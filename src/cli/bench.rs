@@ -51,6 +51,11 @@ pub struct Args {
     /// Give every speed this joint armature (kg m^2 or kg), to time its terms.
     #[arg(long)]
     armature: Option<f64>,
+    /// With --loop: also time the closed chain's C_bar and Gamma_bar
+    /// (closed_chain_c_bar, closed_chain_christoffel) at --q projected onto
+    /// the loops, with random independent speeds.
+    #[command(flatten)]
+    chain: super::inspect::LoopArgs,
 }
 
 /// Every algorithm `bench --model` can time, in the order it prints them.
@@ -297,6 +302,54 @@ impl Bench {
     }
 }
 
+/// Microseconds per call of the closed chain's C_bar* (K, K_dot, A, A_dot,
+/// Algorithm 1 and the transform: `update_basis`, `update`,
+/// `reduced_dynamics`) and of its Christoffel symbols, at the chain's
+/// assembled configuration with 64 random independent speeds (seed 7).
+fn time_closed_chain(
+    model: &Model,
+    args: &super::inspect::LoopArgs,
+    calls: Calls,
+) -> anyhow::Result<Vec<(&'static str, f64)>> {
+    let mut ws = Workspace::new(model);
+    let (mut chain, _, q) = super::inspect::assemble_chain(model, &mut ws, args)?;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let v_bars: Vec<Vec<f64>> = (0..STATES)
+        .map(|_| {
+            (0..chain.mobility())
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect()
+        })
+        .collect();
+    let mut v = vec![0.0; model.nv];
+    let f = Factorization::ChristoffelConsistent;
+    let mut failed = None;
+    let c_bar = time_us(calls, |i| {
+        let step = chain.update_basis(model, &mut ws, &q).and_then(|()| {
+            chain.full_speeds(&v_bars[i % STATES], &mut v);
+            chain.update(model, &mut ws, &q, &v)
+        });
+        match step {
+            Ok(()) => {
+                black_box(chain.reduced_dynamics(model, &mut ws, &q, &v, &f));
+            }
+            Err(e) => failed = Some(e),
+        }
+    });
+    let christoffel = time_us(calls.fewer(10), |_| {
+        if let Err(e) = chain.christoffel_symbols(model, &mut ws, &q).map(black_box) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        anyhow::bail!("closed chain: {e}");
+    }
+    Ok(vec![
+        ("closed_chain_c_bar", c_bar),
+        ("closed_chain_christoffel", christoffel),
+    ])
+}
+
 /// Checks that every name of `only` is one of `known`.
 pub fn check_names(only: &[String], known: &[&str]) -> anyhow::Result<()> {
     for name in only {
@@ -341,6 +394,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(us) = bench.time(name, Calls::Fixed(args.iterations)) {
             results.push((*name, us));
         }
+    }
+    if !args.chain.loops.is_empty() {
+        results.extend(time_closed_chain(
+            bench.model(),
+            &args.chain,
+            Calls::Fixed(args.iterations),
+        )?);
     }
     let (nv, end_frames) = (bench.model().nv, bench.frames().len());
     if args.json {

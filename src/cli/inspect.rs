@@ -5,7 +5,7 @@
 use super::{load_model, LoadArgs};
 use anyhow::{anyhow, bail, Context};
 use passivity_lab::algorithms::Workspace;
-use passivity_lab::factorization::ClosedChain;
+use passivity_lab::factorization::{ClosedChain, Projection};
 use passivity_lab::model::{Joint, LoopClosure, LoopKind, Model};
 use passivity_lab::spatial::Vec3;
 use std::path::PathBuf;
@@ -16,24 +16,8 @@ pub struct Args {
     urdf: PathBuf,
     #[command(flatten)]
     load: LoadArgs,
-    /// A loop closure of the URDF's spanning tree, NAME:FRAME_A:FRAME_B:KIND
-    /// with KIND point, or planar:AX,AY,AZ or revolute:AX,AY,AZ (the cut
-    /// joint's axis in frame A's axes); repeatable.
-    #[arg(long = "loop", value_name = "SPEC")]
-    loops: Vec<String>,
-    /// The independent (actuated) joints of the closed chain, by name
-    /// (default: chosen by column-pivoted QR of the loop Jacobian).
-    #[arg(long, value_delimiter = ',', value_name = "JOINT,...")]
-    independent: Vec<String>,
-    /// The configuration the loops are checked and projected at (nq
-    /// values; default: the neutral configuration).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "Q,..."
-    )]
-    q: Vec<f64>,
+    #[command(flatten)]
+    chain: LoopArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -77,8 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
     println!("{} frames: {}", names.len(), names.join(", "));
-    if !args.loops.is_empty() {
-        closed_chain(&model, &args)?;
+    if !args.chain.loops.is_empty() {
+        closed_chain(&model, &args.chain)?;
     }
     Ok(())
 }
@@ -127,9 +111,37 @@ fn parse_loop(model: &Model, spec: &str) -> anyhow::Result<LoopClosure> {
     })
 }
 
-/// The closed chain's loops, independent joints and mobility at `--q`
-/// projected onto the loops.
-fn closed_chain(model: &Model, args: &Args) -> anyhow::Result<()> {
+/// The loops, independent joints and configuration of `--loop`,
+/// `--independent` and `--q` (shared with `bench`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LoopArgs {
+    /// A loop closure of the URDF's spanning tree, NAME:FRAME_A:FRAME_B:KIND
+    /// with KIND point, or planar:AX,AY,AZ or revolute:AX,AY,AZ (the cut
+    /// joint's axis in frame A's axes); repeatable.
+    #[arg(long = "loop", value_name = "SPEC")]
+    pub loops: Vec<String>,
+    /// The independent (actuated) joints of the closed chain, by name
+    /// (default: chosen by column-pivoted QR of the loop Jacobian).
+    #[arg(long, value_delimiter = ',', value_name = "JOINT,...")]
+    pub independent: Vec<String>,
+    /// The configuration the loops are checked and projected at (nq
+    /// values; default: the neutral configuration).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "Q,..."
+    )]
+    pub q: Vec<f64>,
+}
+
+/// The closed chain `args` declare on `model`, built at their configuration
+/// projected onto the loops (returned with the projection).
+pub fn assemble_chain(
+    model: &Model,
+    ws: &mut Workspace,
+    args: &LoopArgs,
+) -> anyhow::Result<(ClosedChain, Projection, Vec<f64>)> {
     let closures = args
         .loops
         .iter()
@@ -158,15 +170,27 @@ fn closed_chain(model: &Model, args: &Args) -> anyhow::Result<()> {
                 .ok_or_else(|| anyhow!("--independent: the model has no joint '{name}'"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut ws = Workspace::new(model);
     let (chain, projection) = ClosedChain::assemble(
         model,
-        &mut ws,
+        ws,
         closures,
         &mut q,
         (!independent.is_empty()).then_some(&independent[..]),
     )
     .context("closed chain")?;
+    Ok((chain, projection, q))
+}
+
+/// The closed chain's loops, independent joints and mobility at `--q`
+/// projected onto the loops.
+fn closed_chain(model: &Model, args: &LoopArgs) -> anyhow::Result<()> {
+    let mut ws = Workspace::new(model);
+    let (chain, projection, q) = assemble_chain(model, &mut ws, args)?;
+    let chosen = if args.independent.is_empty() {
+        "chosen by column-pivoted QR"
+    } else {
+        "given"
+    };
     println!("loop closures ({}):", chain.closures().len());
     for c in chain.closures() {
         let axis = match c.kind {
@@ -185,11 +209,6 @@ fn closed_chain(model: &Model, args: &Args) -> anyhow::Result<()> {
         );
     }
     let joint = |s: &usize| model.bodies[model.dof_body[*s]].joint_name.clone();
-    let chosen = if independent.is_empty() {
-        "chosen by column-pivoted QR"
-    } else {
-        "given"
-    };
     println!(
         "mobility {} ({} speeds, {} loop rows); independent joints ({chosen}): {}; dependent: {}",
         chain.mobility(),
