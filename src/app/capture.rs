@@ -2,9 +2,12 @@
 //! scripted `--screenshot PATH --frames N` capture that renders N frames,
 //! saves the window, writes what was on screen and what the frames cost to
 //! PATH with the extension `json`, and exits (for scripted captures and the
-//! window test).
+//! window test); it can move the plots to their next dock at a given frame
+//! (the window test checks that nothing of the old panel stays on screen).
 
+use super::balance_view::BalanceViewState;
 use super::camera::OrbitCamera;
+use super::layout::Layout;
 use super::robot_view::{point, RobotPart};
 use super::session::{Notices, Playback, Session};
 use super::torsion_view::{
@@ -32,6 +35,8 @@ const PATIENCE: u32 = 600;
 pub struct ScriptedCapture {
     pub screenshot: Option<PathBuf>,
     pub frames: Option<u32>,
+    /// The frame at which the plots move to their next dock.
+    pub move_plots_at: Option<u32>,
     frame: u32,
     frame_seconds: f64,
     sim_seconds: f64,
@@ -40,11 +45,16 @@ pub struct ScriptedCapture {
 }
 
 impl ScriptedCapture {
-    pub fn new(screenshot: Option<PathBuf>, frames: Option<u32>) -> Self {
+    pub fn new(
+        screenshot: Option<PathBuf>,
+        frames: Option<u32>,
+        move_plots_at: Option<u32>,
+    ) -> Self {
         let frames = frames.or(screenshot.as_ref().map(|_| 30));
         ScriptedCapture {
             screenshot,
             frames,
+            move_plots_at,
             ..default()
         }
     }
@@ -230,6 +240,53 @@ fn torsion_arrows(
     })
 }
 
+/// On screen (physical pixels), per variant whose controller has contacts:
+/// its CoM, the CoM's ground projection, the support polygon's corners and
+/// the contact points (null for the other variants); and every variant's
+/// energy supplied through its passive port so far (J).
+fn balance_on_screen(
+    session: &Session,
+    balance: &BalanceViewState,
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> serde_json::Value {
+    let count = balance.variants.len();
+    let views: Vec<serde_json::Value> = balance
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let Some(g) = g else {
+                return serde_json::Value::Null;
+            };
+            let offset = layout.offset(i, count);
+            let screen = |p: &crate::spatial::Vec3| {
+                let p = camera
+                    .0
+                    .world_to_viewport(camera.1, point(p) + offset)
+                    .ok()?
+                    * scale;
+                Some([p.x, p.y])
+            };
+            serde_json::json!({
+                "com": screen(&g.com),
+                "com_on_ground": screen(&g.com_on_ground),
+                "polygon": g.polygon.iter().map(screen).collect::<Vec<_>>(),
+                "feet": g.feet.iter().map(|f| screen(&f.position)).collect::<Vec<_>>(),
+                "margin_m": g.margin,
+                "wrench": g.wrench.as_slice(),
+            })
+        })
+        .collect();
+    let supply: Vec<Option<f64>> = session
+        .variants
+        .iter()
+        .map(|v| v.sim.energy().map(|e| e.supply))
+        .collect();
+    serde_json::json!({ "variants": views, "supply_j": supply })
+}
+
 /// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
 fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
@@ -247,12 +304,17 @@ fn scripted_capture(
     window: Query<&Window, With<PrimaryWindow>>,
     layout: Res<super::robot_view::ViewLayout>,
     torsion: (Res<TorsionViewSettings>, Res<TorsionViewState>),
+    balance: Res<BalanceViewState>,
+    mut panels: ResMut<Layout>,
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
 ) {
     let Some(frames) = capture.frames else { return };
     capture.frame += 1;
     let frame = capture.frame;
+    if capture.move_plots_at == Some(frame) {
+        panels.plots_dock = panels.plots_dock.next();
+    }
     if frame > WARM_UP && frame <= frames {
         capture.frame_seconds += time.delta_secs_f64();
         capture.sim_seconds += playback.last_frame.seconds;
@@ -287,6 +349,10 @@ fn scripted_capture(
             Ok(camera) => torsion_arrows((&torsion.0, &torsion.1), &layout, camera, scale),
             Err(_) => serde_json::Value::Null,
         };
+        let balance_view = match cameras.single() {
+            Ok(camera) => balance_on_screen(&session, &balance, &layout, camera, scale),
+            Err(_) => serde_json::Value::Null,
+        };
         // The 3-D view's rectangle (physical pixels: x, y, width, height).
         let viewport = cameras.single().ok().and_then(|(c, _)| {
             c.viewport.as_ref().map(|v| {
@@ -299,10 +365,12 @@ fn scripted_capture(
             "handles_px": handles,
             "springs_px": springs,
             "torsion_view": torsion_view,
+            "balance_view": balance_view,
             "trails_px": trails,
             "frames": frames,
             "window_px": size,
             "viewport_px": viewport,
+            "plots_dock": format!("{:?}", panels.plots_dock),
             "robot_rects_px": rects,
             "robot_parts": count,
             "fallback_parts": fallbacks,

@@ -2,7 +2,10 @@
 //! or a log scale or divided by its own V(0), and for adaptive variants
 //! the parameter storage 1/2 a~^T Gamma^-1 a~ (part of V) as a dashed curve
 //! of its own, so that one large V (an adaptive law's parameter term) does
-//! not flatten the others.
+//! not flatten the others. Once a push or a drag has supplied energy
+//! through a variant's passive port, its passivity bound V(0) + supply
+//! (the storage can exceed it only by the mismatch and the distribution's
+//! slack) is drawn dashed beside its V.
 
 use super::plots::{draw, variant_curves, Curve};
 use super::session::{LiveVariant, Session};
@@ -62,11 +65,18 @@ pub fn lyapunov_plot(ui: &mut egui::Ui, session: &Session, since: f64, scale: &m
         scale.apply(v, v.samples[k].lyapunov.value)
     });
     curves.extend(parameter_storage(session, since, scale));
+    let bounds = supply_bound(session, since, scale);
+    let title = if bounds.is_empty() {
+        scale.title()
+    } else {
+        format!("{}; dashed: V(0) + supply", scale.title())
+    };
+    curves.extend(bounds);
     draw(
         ui,
         session,
         since,
-        &scale.title(),
+        &title,
         curves,
         None,
         scale == LyapunovScale::Log,
@@ -91,6 +101,39 @@ fn parameter_storage(session: &Session, since: f64, scale: LyapunovScale) -> Vec
                 })
                 .filter(|p| p[1].is_finite())
                 .collect(),
+        })
+        .collect()
+}
+
+/// V(0) + the energy supplied so far, dashed in the variant's colour, for
+/// each variant that has been supplied energy (pushes, drags); under the
+/// variant's name, so the legend keeps one entry per variant.
+fn supply_bound(session: &Session, since: f64, scale: LyapunovScale) -> Vec<Curve> {
+    let supplied = |v: &LiveVariant| {
+        v.samples
+            .last()
+            .and_then(|s| s.energy)
+            .is_some_and(|e| e.supply.abs() > 0.0)
+    };
+    session
+        .variants
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| supplied(v))
+        .map(|(i, v)| {
+            let v0 = v.samples[0].lyapunov.value;
+            Curve {
+                name: v.name.clone(),
+                color: variant_color32(i),
+                dashed: true,
+                points: super::plots::visible(v, since)
+                    .filter_map(|k| {
+                        let s = &v.samples[k];
+                        Some([s.t, scale.apply(v, v0 + s.energy?.supply)])
+                    })
+                    .filter(|p| p[1].is_finite())
+                    .collect(),
+            }
         })
         .collect()
 }

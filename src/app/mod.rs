@@ -10,6 +10,8 @@
 //! - [`trails`]: end-effector paths against the desired path;
 //! - [`task_space`]: end-effector frame, velocity and operational-space
 //!   inertia ellipsoid;
+//! - [`balance_view`]: a standing robot's CoM, support polygon, friction
+//!   cones, distributed forces and desired wrench ([`stance_geometry`]);
 //! - [`torsion_view`]: the Transport view (frames parallel-transported
 //!   along each run, [`transported_frames`]) and the contorsion force;
 //! - [`camera`]: the orbit camera and the 3-D viewport;
@@ -26,6 +28,7 @@
 //! - [`recording`]: animated GIF recordings of the window;
 //! - [`shortcut_help`]: the keys, listed on F1 or `?`.
 
+pub mod balance_view;
 pub mod camera;
 pub mod capture;
 pub mod contacts;
@@ -43,6 +46,7 @@ pub mod robot_view;
 pub mod session;
 pub mod shortcut_help;
 pub mod spectrum_plot;
+pub mod stance_geometry;
 pub mod sweep_panel;
 pub mod task_space;
 pub mod torsion_view;
@@ -71,6 +75,8 @@ pub struct AppOptions {
     /// Playback speed at the start (simulated seconds per wall-clock
     /// second; 1 if absent).
     pub speed: Option<f64>,
+    /// Move the plots to their next dock at this frame of a scripted capture.
+    pub move_plots_at: Option<u32>,
 }
 
 /// The colour of variant `i` (3-D tint and trail): the figures' colour,
@@ -107,6 +113,7 @@ impl Plugin for LabPlugins {
             task_space::TaskSpacePlugin,
             torsion_view::TorsionViewPlugin,
             contacts::ContactsPlugin,
+            balance_view::BalanceViewPlugin,
             interaction::InteractionPlugin,
             interaction::HandlesPlugin,
         ))
@@ -143,6 +150,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         .insert_resource(capture::ScriptedCapture::new(
             options.screenshot,
             options.frames,
+            options.move_plots_at,
         ))
         .insert_resource(recording::Recorder::scripted(options.record))
         .insert_resource(session::Playback::at_speed(options.speed.unwrap_or(1.0)))

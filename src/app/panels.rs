@@ -2,6 +2,7 @@
 //! factorization and model-mismatch editors, view options, export and
 //! messages; plus keyboard shortcuts and opening dropped files.
 
+use super::balance_view::{balance_section, BalanceViewSettings, BalanceViewState};
 use super::camera::{OrbitCamera, PanelMargins};
 use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
@@ -42,6 +43,8 @@ pub struct ViewSettings<'w, 's> {
     task: ResMut<'w, TaskSpaceSettings>,
     readout: Res<'w, TaskSpaceReadout>,
     contacts: ResMut<'w, ContactSettings>,
+    balance: ResMut<'w, BalanceViewSettings>,
+    balance_state: Res<'w, BalanceViewState>,
     torsion: ResMut<'w, TorsionViewSettings>,
     torsion_state: Res<'w, TorsionViewState>,
     panels: ResMut<'w, Layout>,
@@ -94,6 +97,7 @@ pub fn left_panel(
         torsion_section(ui, &mut view.torsion, &view.torsion_state, &s.session);
         view_section(ui, &mut s, &mut view);
         contacts_section(ui, &s, &mut view.contacts);
+        balance_section(ui, &mut view.balance, &view.balance_state, &s.session);
         interaction_section(ui, &s, &mut touch);
         output_section(ui, &mut s);
     });

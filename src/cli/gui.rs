@@ -27,6 +27,11 @@ pub struct Args {
     /// (0.05 to 20, as the panel's slider; default 1).
     #[arg(long)]
     speed: Option<f64>,
+    /// Scripted captures: at this frame, move the plots to their next dock
+    /// (as the D key does), to check that what egui drew before does not
+    /// stay on screen.
+    #[arg(long, hide = true, requires = "screenshot")]
+    move_plots_at: Option<u32>,
 }
 
 /// The --record request, checked before the window opens.
@@ -92,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         frames: args.frames,
         record,
         speed: args.speed,
+        move_plots_at: args.move_plots_at,
     })
 }
 

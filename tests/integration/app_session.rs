@@ -17,7 +17,9 @@ use passivity_lab::app::robot_view::{RobotPart, RobotViewPlugin, ViewLayout};
 use passivity_lab::app::session::{
     ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
 };
+use passivity_lab::app::stance_geometry::StanceGeometry;
 use passivity_lab::scenario::{DisturbanceSpec, FactorizationSpec, Scenario};
+use passivity_lab::spatial::Vec3 as Vec3Of;
 use std::time::Duration;
 
 fn app(source: ScenarioSource, frame: f64) -> App {
@@ -583,4 +585,132 @@ fn dragging_the_handle_moves_the_task_target() {
         file.task.as_ref().unwrap().reference,
         passivity_lab::control::TaskReference::Dragged { .. }
     ));
+}
+
+/// The balance view's geometry of every variant of `solo12_stand_push` now.
+fn stance_geometries(app: &App) -> Vec<Option<StanceGeometry>> {
+    let s = session(app);
+    s.variants
+        .iter()
+        .map(|v| StanceGeometry::of(&v.sim, &mut Workspace::new(&v.sim.plant), 0.0))
+        .collect()
+}
+
+/// Issue 32 sec. 5 on `solo12_stand_push`: standing still, every variant
+/// whose controller has contacts (the stance laws, the balance law) shows
+/// four feet, a support polygon with the CoM above its inside, the
+/// distributed lift and the desired wrench's force at the robot's weight;
+/// the joint PD+ shows nothing. Then a Ctrl + drag on the base pushes the
+/// standing robot sideways, with energy supplied to every loop, and it
+/// still stands.
+#[test]
+fn a_standing_robot_shows_its_balance_and_a_ctrl_drag_pushes_it() {
+    let mut app = app(scenario("solo12_stand_push"), 1.0 / 60.0);
+    app.add_plugins(InteractionPlugin);
+    run_until(&mut app, 0.3);
+    let s = session(&app);
+    let mass: f64 = s.plant().bodies.iter().map(|b| b.inertia.mass).sum();
+    let weight = mass * s.plant().gravity.norm();
+    for (v, g) in s.variants.iter().zip(stance_geometries(&app)) {
+        let Some(g) = g else {
+            assert_eq!(
+                v.name, "joint_pd_plus",
+                "only the joint law has no contacts"
+            );
+            continue;
+        };
+        let lift: f64 = g.feet.iter().map(|f| f.force.z).sum();
+        println!(
+            "{}: {} feet, polygon of {}, CoM {:.1} mm inside, lift {lift:.3} N, wrench force z {:.3} N (m g = {weight:.3} N)",
+            v.name,
+            g.feet.len(),
+            g.polygon.len(),
+            1e3 * g.margin,
+            g.wrench[2]
+        );
+        assert_eq!((g.feet.len(), g.polygon.len()), (4, 4), "{}", v.name);
+        assert!(g.margin > 0.05, "{}: CoM margin {}", v.name, g.margin);
+        assert!(
+            (lift / weight - 1.0).abs() < 0.02,
+            "{}: lift {lift}",
+            v.name
+        );
+        assert!((g.wrench[2] / weight - 1.0).abs() < 0.02, "{}", v.name);
+        // The plumb line from the CoM ends on the ground (z = 0) below it.
+        assert_eq!(g.com_on_ground, Vec3Of::new(g.com.x, g.com.y, 0.0));
+        assert!(g.com.z > 0.15, "{}: CoM at {}", v.name, g.com);
+        for f in &g.feet {
+            // Inside its friction cone, pressing on the ground.
+            let tangential = (f.force.x.powi(2) + f.force.y.powi(2)).sqrt();
+            assert!(f.force.z > 0.0 && tangential <= f.friction * f.force.z + 1e-9);
+            assert!(
+                f.position.z.abs() < 2e-3,
+                "{}: foot at {}",
+                v.name,
+                f.position
+            );
+        }
+    }
+    let supply_before: Vec<f64> = s
+        .variants
+        .iter()
+        .map(|v| v.sim.energy().unwrap().supply)
+        .collect();
+    let base_y =
+        |app: &App| -> Vec<f64> { session(app).variants.iter().map(|v| v.sim.q[1]).collect() };
+    let before = base_y(&app);
+    // A ray along -x through the base's front face, at its height.
+    let aim = Vec3::new(1.0, 0.0, s.variants[0].sim.q[2] as f32);
+    pointer(&mut app, PointerPhase::Press, aim, true);
+    let state = app.world().resource::<InteractionState>();
+    assert!(
+        matches!(state.grab, Some(Grab::Body { .. })),
+        "{:?}",
+        state.grab
+    );
+    let file = &session(&app).scenario.file;
+    let Some(DisturbanceSpec::Drag { link, .. }) = file.disturbances.last() else {
+        panic!("the drag is recorded in the scenario");
+    };
+    assert_eq!(link, "base_link");
+    for k in 1..=3 {
+        pointer(
+            &mut app,
+            PointerPhase::Move,
+            aim + Vec3::new(0.0, 0.01 * k as f32, 0.0),
+            true,
+        );
+    }
+    run_until(&mut app, 0.8);
+    let s = session(&app);
+    let with_contacts: Vec<bool> = stance_geometries(&app)
+        .iter()
+        .map(Option::is_some)
+        .collect();
+    for (i, v) in s.variants.iter().enumerate() {
+        let supply = v.sim.energy().unwrap().supply - supply_before[i];
+        let moved = v.sim.q[1] - before[i];
+        println!(
+            "{}: base moved {:.2} mm toward the cursor, supply {supply:.2e} J",
+            v.name,
+            1e3 * moved
+        );
+        // The joint PD+'s port is the joints' speeds alone: the push on
+        // the base supplies it nothing.
+        if with_contacts[i] {
+            assert!(
+                supply > 1e-5,
+                "{}: the push supplies energy: {supply}",
+                v.name
+            );
+        }
+        assert!(
+            moved > 1e-4,
+            "{}: the base follows the pull: {moved}",
+            v.name
+        );
+        assert!(v.sim.q[2] > 0.15, "{}: still standing", v.name);
+    }
+    pointer(&mut app, PointerPhase::Release, Vec3::ZERO, true);
+    assert!(app.world().resource::<InteractionState>().grab.is_none());
 }
