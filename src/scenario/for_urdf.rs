@@ -5,8 +5,8 @@
 //! those triples, side by side.
 
 use super::{
-    AdaptationSpec, ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec, RobotSpec,
-    RootSpec, Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
+    AdaptationSpec, ControllerSpec, EstimateSpec, FactorizationSpec, Gain, InitialSpec, OutputSpec,
+    RobotSpec, RootSpec, Scenario, ScenarioError, ScenarioFile, SimulationSpec, VariantSpec,
 };
 use crate::control::{JointTerms, Reference, Sine};
 use crate::model::{Joint, Model, UrdfOptions};

@@ -295,7 +295,7 @@ fn late_rms_error(r: &VariantResult) -> f64 {
     (late.iter().sum::<f64>() / late.len() as f64).sqrt()
 }
 
-/// scenarios/panda_rotors_adaptive.toml's last two variants: with the model
+/// scenarios/panda_rotors_adaptive.toml's last variant: with the model
 /// at half the true inertia (rotors included), adapting every parameter with
 /// one gamma = 0.2 (the rotors' divided by g^4) tracks better than not
 /// adapting (4.7 times less late RMS error when written), and better than
@@ -307,9 +307,12 @@ fn late_rms_error(r: &VariantResult) -> f64 {
 #[test]
 fn rotor_adaptation_with_gains_scaled_by_the_gear_ratio_improves_tracking() {
     let path = repo_path("scenarios/panda_rotors_adaptive.toml");
+    // The same half model without adaptation, beside the shipped variants
+    // (not shipped itself: its final error is above every shipped run's 0.05).
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("duration = 6.0", "duration = 4.0");
+        .replace("duration = 6.0", "duration = 4.0")
+        + "\n[[variants]]\nname = \"halved_fixed\"\nfactorization = { kind = \"christoffel\" }\nestimate = { scale = 0.5 }\n";
     let variants = Scenario::parse(&text, &path).unwrap().variants().unwrap();
     let named = |name: &str| variants.iter().find(|v| v.name == name).unwrap().clone();
     let with_rotor_gains = |name: &str, gain: &dyn Fn(f64) -> f64| {

@@ -1,10 +1,10 @@
 //! The scenario file format (TOML). Every key is checked: unknown keys are
 //! errors, and defaults are written out with the results.
 
+pub use super::adaptation_schema::{AdaptationLawSpec, AdaptationSpec};
 use crate::control::stepped_target::TargetStep;
 use crate::control::{Reference, TaskKind, TaskReference};
 use crate::sim::{Environment, Integrator};
-pub use super::adaptation_schema::{AdaptationLawSpec, AdaptationSpec};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
