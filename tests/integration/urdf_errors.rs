@@ -815,6 +815,7 @@ fn expected_fixed_nv(name: &str) -> usize {
         "panda.urdf" | "panda_collision.urdf" => 9,
         "ur5_robot.urdf" => 6,
         "solo12.urdf" => 12,
+        "g1_29dof_rev_1_0.urdf" => 29,
         n if n.starts_with("double_pendulum") => 2,
         other => panic!("no expected nv for {other}; add it to expected_fixed_nv"),
     }
