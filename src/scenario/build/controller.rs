@@ -236,7 +236,7 @@ impl Scenario {
                     "its rotor's axial inertia",
                 ),
             };
-            if !(value > 0.0) {
+            if value.is_nan() || value <= 0.0 {
                 return Err(self.invalid(
                     &format!("{key}.adaptation"),
                     format!(
