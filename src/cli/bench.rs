@@ -305,7 +305,7 @@ impl Bench {
 /// Microseconds per call of the closed chain's C_bar* (K, K_dot, A, A_dot,
 /// Algorithm 1 and the transform: `update_basis`, `update`,
 /// `reduced_dynamics`) and of its Christoffel symbols, at the chain's
-/// assembled configuration with 64 random independent speeds (seed 7).
+/// assembled configuration with 64 random independent speeds (random seed 7).
 fn time_closed_chain(
     model: &Model,
     args: &super::inspect::LoopArgs,
