@@ -5,11 +5,12 @@
 //! (damped), both track, and their closed loops differ (the leg's mobility
 //! is 3, so the induced connection has torsion).
 
+mod common;
+
+use common::knee_leg;
 use passivity_control::closed_chain::{ClosedChainControl, ClosedChainLaw, ReducedReference};
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{Beta, Factorization, TorsionTerm};
-use passivity_dynamics::model::{LoopClosure, LoopKind, Model, RootJoint};
-use passivity_dynamics::spatial::Vec3;
 use passivity_sim::ConstrainedPlant;
 
 const DT: f64 = 1e-3;
@@ -21,46 +22,6 @@ const SECONDS: f64 = 4.0;
 /// RK4 at 1 ms diverges).
 const KD: [f64; 3] = [40.0, 4.0, 0.2];
 const KP: [f64; 3] = [400.0, 40.0, 2.0];
-
-fn knee_leg() -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../assets/robots/closed_chains/fourbar_knee_leg.urdf");
-    let model = Model::from_urdf_file(path, RootJoint::Fixed).unwrap();
-    let closures = vec![LoopClosure {
-        name: "knee linkage".into(),
-        frame_a: model.frame_by_name("rod_tip").unwrap(),
-        frame_b: model.frame_by_name("shank_lever").unwrap(),
-        kind: LoopKind::Planar { axis: Vec3::y() },
-    }];
-    let speed = |joint: &str| {
-        model
-            .bodies
-            .iter()
-            .find(|b| b.joint_name == joint)
-            .unwrap()
-            .v_index
-    };
-    let mut independent = vec![
-        speed("slider"),
-        speed("hip_joint"),
-        speed("knee_motor_joint"),
-    ];
-    independent.sort_unstable();
-    let mut q0 = vec![0.0; model.nq];
-    for (joint, value) in [
-        ("hip_joint", 0.4),
-        ("knee_joint", -0.3),
-        ("knee_motor_joint", -0.2),
-    ] {
-        q0[model
-            .bodies
-            .iter()
-            .find(|b| b.joint_name == joint)
-            .unwrap()
-            .q_index] = value;
-    }
-    (model, closures, independent, q0)
-}
 
 /// q_bar_d(t) = centre + amplitude sin(omega t), and its rates.
 fn reference(centre: &[f64], t: f64, out: &mut [Vec<f64>; 3]) {

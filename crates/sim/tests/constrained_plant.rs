@@ -2,39 +2,11 @@
 //! torque-free four-bar and four-bar knee leg keep their energy and their
 //! loops closed under RK4 at 1 ms.
 
-use passivity_dynamics::model::{LoopClosure, LoopKind, Model, RootJoint};
-use passivity_dynamics::spatial::Vec3;
-use passivity_sim::ConstrainedPlant;
+mod common;
 
-fn mechanism(
-    file: &str,
-    cut: (&str, &str),
-    independent: &[&str],
-) -> (Model, Vec<LoopClosure>, Vec<usize>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../assets/robots/closed_chains")
-        .join(file);
-    let model = Model::from_urdf_file(path, RootJoint::Fixed).unwrap();
-    let closures = vec![LoopClosure {
-        name: "cut".into(),
-        frame_a: model.frame_by_name(cut.0).unwrap(),
-        frame_b: model.frame_by_name(cut.1).unwrap(),
-        kind: LoopKind::Planar { axis: Vec3::y() },
-    }];
-    let mut speeds: Vec<usize> = independent
-        .iter()
-        .map(|j| {
-            model
-                .bodies
-                .iter()
-                .find(|b| b.joint_name == *j)
-                .unwrap()
-                .v_index
-        })
-        .collect();
-    speeds.sort_unstable();
-    (model, closures, speeds)
-}
+use common::{knee_leg, mechanism};
+use passivity_dynamics::model::{LoopClosure, Model};
+use passivity_sim::ConstrainedPlant;
 
 /// Runs torque-free for `seconds` at step `dt`; returns the largest energy
 /// deviation (J), the largest closure error after projection, and the plant.
@@ -65,28 +37,6 @@ fn fourbar() -> (Model, Vec<LoopClosure>, Vec<usize>) {
         ("coupler_tip", "rocker_tip"),
         &["crank_joint"],
     )
-}
-
-fn knee_leg() -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
-    let (model, closures, independent) = mechanism(
-        "fourbar_knee_leg.urdf",
-        ("rod_tip", "shank_lever"),
-        &["slider", "hip_joint", "knee_motor_joint"],
-    );
-    let mut q0 = vec![0.0; model.nq];
-    for (joint, value) in [
-        ("hip_joint", 0.4),
-        ("knee_joint", -0.3),
-        ("knee_motor_joint", -0.2),
-    ] {
-        q0[model
-            .bodies
-            .iter()
-            .find(|b| b.joint_name == joint)
-            .unwrap()
-            .q_index] = value;
-    }
-    (model, closures, independent, q0)
 }
 
 /// The target: a torque-free four-bar swinging under gravity (the
