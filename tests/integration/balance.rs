@@ -105,7 +105,7 @@ fn run(name: &str) -> Vec<VariantResult> {
 }
 
 /// The variants of scenario `name` whose names `keep` takes, run.
-fn run_some(name: &str, keep: impl Fn(&str) -> bool) -> Vec<VariantResult> {
+pub(crate) fn run_some(name: &str, keep: impl Fn(&str) -> bool) -> Vec<VariantResult> {
     let s = Scenario::load(repo_path(&format!("scenarios/{name}.toml"))).unwrap();
     s.variants()
         .unwrap()
@@ -115,10 +115,29 @@ fn run_some(name: &str, keep: impl Fn(&str) -> bool) -> Vec<VariantResult> {
         .collect()
 }
 
-fn metrics(r: &VariantResult) -> &StanceMetrics {
+pub(crate) fn metrics(r: &VariantResult) -> &StanceMetrics {
     r.stance
         .as_ref()
         .expect("a run with a [stance] has stance metrics")
+}
+
+/// At rest (the last sample before the first push at 1 s: the robot starts
+/// at its targets) the balance law's distributed forces and the plant's
+/// ground both carry m g, to 1e-6.
+pub(crate) fn assert_rest_carries_the_weight(r: &VariantResult, robot: &str) {
+    let weight = metrics(r).weight_n;
+    let rest = r.samples.iter().rfind(|s| s.t < 0.999).unwrap();
+    let fz = rest.distribution.as_ref().unwrap().total_force[2];
+    eprintln!(
+        "{robot} at rest: Sum f_z {fz} N, ground {} N, m g {weight} N",
+        rest.contact_force
+    );
+    assert!((fz / weight - 1.0).abs() < 1e-6, "{fz} against {weight}");
+    assert!(
+        (rest.contact_force / weight - 1.0).abs() < 1e-6,
+        "{} against {weight}",
+        rest.contact_force
+    );
 }
 
 /// The storage never rises above S(0) plus what the pushes supplied (J),
@@ -395,23 +414,7 @@ fn solo12_balance_law_holds_the_pose_and_its_storage_through_three_pushes() {
     // too. At the end it is still settling: the CoM's slow pole (K_p = 500,
     // D = 125, m = 2.5: overdamped, 4.4 /s) leaves 1e-6 m of the push,
     // K_p e = 5e-4 N, so Sum f_z / m g - 1 = -3.1e-6 there.
-    let rest = r.samples.iter().rfind(|s| s.t < 0.999).unwrap();
-    let fz = rest.distribution.as_ref().unwrap().total_force[2];
-    eprintln!(
-        "balance at rest: Sum f_z {fz} N, ground {} N, m g {} N",
-        rest.contact_force, m.weight_n
-    );
-    assert!(
-        (fz / m.weight_n - 1.0).abs() < 1e-6,
-        "{fz} against {}",
-        m.weight_n
-    );
-    assert!(
-        (rest.contact_force / m.weight_n - 1.0).abs() < 1e-6,
-        "{} against {}",
-        rest.contact_force,
-        m.weight_n
-    );
+    assert_rest_carries_the_weight(r, "Solo-12");
     assert!(d.final_force_z_relative_error.abs() < 1e-5, "{d:?}");
     // The feet hold.
     assert!(m.max_foot_slip_m < 1e-3, "{m:?}");

@@ -3,6 +3,7 @@
 //! feet are four small collision spheres per sole; the scenario's standing
 //! height and sole rectangles are checked against them here, not guessed.
 
+use crate::balance::{assert_rest_carries_the_weight, metrics, run_some};
 use crate::common;
 
 use common::repo_path;
@@ -10,9 +11,7 @@ use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
 use passivity_lab::control::Reference;
 use passivity_lab::geometry::{urdf_shapes, GeometryKind, MeshCache, Shape};
 use passivity_lab::model::{Model, RootJoint};
-use passivity_lab::scenario::{
-    run_variant, summary, Scenario, StanceContactSpec, StanceMetrics, VariantResult,
-};
+use passivity_lab::scenario::{summary, Scenario, StanceContactSpec};
 use passivity_lab::spatial::Vec3;
 
 const SOLES: [&str; 2] = ["left_ankle_roll_link", "right_ankle_roll_link"];
@@ -113,22 +112,6 @@ fn the_humanoid_stands_where_its_soles_touch_the_ground() {
     }
 }
 
-fn run_some(keep: impl Fn(&str) -> bool) -> Vec<VariantResult> {
-    scenario()
-        .variants()
-        .unwrap()
-        .into_iter()
-        .filter(|v| keep(&v.name))
-        .map(|v| run_variant(v, &mut |_| {}))
-        .collect()
-}
-
-fn metrics(r: &VariantResult) -> &StanceMetrics {
-    r.stance
-        .as_ref()
-        .expect("a run with a [stance] has stance metrics")
-}
-
 /// The compliant balance law (Ott, Roa & Hirzinger 2011) on the G1,
 /// exact model, three pushes at the torso (40 N sideways, 40 N forward,
 /// 60 N down with 3 N m of yaw, 0.1 s half-sines). Measured: final CoM
@@ -141,7 +124,7 @@ fn metrics(r: &VariantResult) -> &StanceMetrics {
 /// plus the pushes' supply (0.63 J).
 #[test]
 fn the_humanoid_balance_law_stands_and_takes_three_pushes() {
-    let runs = run_some(|n| n == "balance");
+    let runs = run_some("g1_stand_push", |n| n == "balance");
     let [r] = &runs[..] else {
         panic!("one balance variant")
     };
@@ -159,23 +142,7 @@ fn the_humanoid_balance_law_stands_and_takes_three_pushes() {
         m.max_base_position_error_m > 1e-3,
         "the pushes are felt: {m:?}"
     );
-    let rest = r.samples.iter().rfind(|s| s.t < 0.999).unwrap();
-    let fz = rest.distribution.as_ref().unwrap().total_force[2];
-    eprintln!(
-        "G1 at rest: Sum f_z {fz} N, ground {} N, m g {} N",
-        rest.contact_force, m.weight_n
-    );
-    assert!(
-        (fz / m.weight_n - 1.0).abs() < 1e-6,
-        "{fz} against {}",
-        m.weight_n
-    );
-    assert!(
-        (rest.contact_force / m.weight_n - 1.0).abs() < 1e-6,
-        "{} against {}",
-        rest.contact_force,
-        m.weight_n
-    );
+    assert_rest_carries_the_weight(r, "G1");
     assert!(m.max_foot_slip_m < 1e-3, "{m:?}");
     assert_eq!(d.time_with_slack_s, 0.0, "{d:?}");
     assert!(d.clamped_joints.is_empty() && d.faults == 0, "{d:?}");
