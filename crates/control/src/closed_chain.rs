@@ -147,6 +147,23 @@ impl ClosedChainControl {
         })
     }
 
+    /// The position error e = q_bar - q_bar_d of the last `torque` or
+    /// `storage`.
+    pub fn error(&self) -> &[f64] {
+        &self.e
+    }
+
+    /// The passive output of the last `torque` or `storage`: e_dot (PD+)
+    /// or s (Slotine–Li), the speed K_D damps.
+    pub fn passive_output(&self) -> &[f64] {
+        &self.s
+    }
+
+    /// The configuration index of each independent speed's joint.
+    pub fn independent_coordinates(&self) -> &[usize] {
+        &self.independent_q
+    }
+
     /// The errors, the reference terms (w, a) = (v_d, a_d) for PD+ or
     /// (v_r, a_r) for Slotine–Li, and the damped variable (e_dot or s).
     fn errors(&mut self, q: &[f64], v_bar: &[f64], d: ReducedReference) {

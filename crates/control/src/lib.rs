@@ -26,6 +26,7 @@
 //! same stance's supports.
 
 pub mod balance;
+mod chain_control;
 pub mod closed_chain;
 mod laws;
 pub mod operational_space;
@@ -91,6 +92,8 @@ pub struct Controller {
     stance: Option<Box<stance::StanceControl>>,
     /// The balance law's state.
     balance: Option<Box<BalanceControl>>,
+    /// The chain of a closed-chain law ([`Controller::with_closed_chain`]).
+    closed_chain: Option<Box<chain_control::ChainControl>>,
     /// The desired state and the errors of the last evaluation.
     tracking: Tracking,
     ws: Workspace,
@@ -119,6 +122,8 @@ pub enum ControlError {
     Task(String),
     #[error("the stance: {0}")]
     Stance(String),
+    #[error("on a closed chain the controller {0}")]
+    ClosedChain(String),
 }
 
 impl Controller {
@@ -170,6 +175,7 @@ impl Controller {
             task: task.map(|t| Box::new(TaskControl::new(t, model))),
             stance: None,
             balance: None,
+            closed_chain: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), root),
             ws: Workspace::new(model),
             tau: vec![0.0; model.nv],
@@ -205,6 +211,10 @@ impl Controller {
     /// desired acceleration (stance laws: the base reference's pose, and
     /// its twist and acceleration in the actual body axes).
     pub fn desired_at(&mut self, t: f64, q: &[f64], v: &[f64]) -> &Desired {
+        if let Some(cc) = self.closed_chain.as_deref_mut() {
+            cc.reference(&self.reference, t, (q, v), &mut self.tracking.desired);
+            return &self.tracking.desired;
+        }
         if self.stance.is_some() {
             self.errors(t, q, v);
             return &self.tracking.desired;
@@ -234,6 +244,20 @@ impl Controller {
     /// torque the law demands; the parameter rate only if `adapt` (the
     /// energy bookkeeping needs the torque alone).
     fn compute_demanded(&mut self, t: f64, estimate: &Model, q: &[f64], v: &[f64], adapt: bool) {
+        if let Some(cc) = self.closed_chain.as_deref_mut() {
+            let whole = &mut self.tracking.desired;
+            let at = (q, v);
+            cc.torque(
+                &self.reference,
+                t,
+                estimate,
+                &mut self.ws,
+                at,
+                whole,
+                &mut self.tau,
+            );
+            return;
+        }
         self.errors(t, q, v);
         if let (true, Some(tc)) = (self.law.is_task_space(), self.task.as_deref_mut()) {
             tc.evaluate(
@@ -269,6 +293,9 @@ impl Controller {
     /// for computed torque (C q_dot = C* q_dot) and the operational-space
     /// laws (their torsion acts on the task-space factorization).
     pub fn coriolis_port(&self) -> Option<(&[f64], &[f64])> {
+        if self.closed_chain.is_some() {
+            return None;
+        }
         self.law.coriolis_port(&self.tracking)
     }
 
@@ -315,6 +342,9 @@ impl Controller {
         v: &[f64],
         parameters: Option<Estimates>,
     ) -> Lyapunov {
+        if self.closed_chain.is_some() {
+            return self.closed_chain_lyapunov(t, plant, plant_ws, (q, v));
+        }
         self.errors(t, q, v);
         if let Some(tc) = self.task.as_deref_mut() {
             tc.evaluate(&self.law, plant, plant_ws, (t, q, v), &mut self.tracking);

@@ -104,12 +104,15 @@ impl Controller {
             self.compute_demanded(t, plant, q, v, false);
         }
         let mut flows = PowerFlows::default();
-        let (y, dissipation) = self.law.passive_port(
-            &self.tracking,
-            self.task.as_deref_mut(),
-            self.stance.as_deref(),
-            self.balance.as_deref(),
-        )?;
+        let (y, dissipation) = match self.closed_chain.as_deref() {
+            Some(cc) => (&cc.y[..], cc.dissipation),
+            None => self.law.passive_port(
+                &self.tracking,
+                self.task.as_deref_mut(),
+                self.stance.as_deref(),
+                self.balance.as_deref(),
+            )?,
+        };
         for k in 0..y.len() {
             flows.supply += y[k] * tau_ext[k];
             flows.mismatch += y[k] * (tau[k] - self.tau[k]);

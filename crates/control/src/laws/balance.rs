@@ -160,6 +160,7 @@ impl Controller {
             balance: Some(Box::new(BalanceControl { law, fault: None })),
             tracking: Tracking::new(model.nv, model.neutral_configuration(), (6, 7)),
             ws,
+            closed_chain: None,
             tau: vec![0.0; model.nv],
             parameter_rate: vec![0.0; 10 * model.nbodies()],
             regressor_s: vec![0.0; 10 * model.nbodies()],

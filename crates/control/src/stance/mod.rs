@@ -175,6 +175,7 @@ impl Controller {
             balance: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), (6, 7)),
             ws,
+            closed_chain: None,
             tau: vec![0.0; model.nv],
             parameter_rate: vec![0.0; 10 * model.nbodies()],
             regressor_s: vec![0.0; 10 * model.nbodies()],
