@@ -6,6 +6,7 @@
 //! as a rotation and a translation ([`Transform`]), never as dense 6x6 matrices.
 
 mod inertia;
+mod inertia_ellipsoid;
 mod matrix6;
 mod pseudo_inertia;
 mod sin_cos;
@@ -13,6 +14,7 @@ mod transform;
 mod vectors;
 
 pub use inertia::{inertia_features, RigidInertia};
+pub use inertia_ellipsoid::{inertia_ellipsoid, InertiaEllipsoid};
 pub use matrix6::{
     force_cross_bar_matrix, force_cross_matrix, motion_cross_matrix, mul_motion, to_vec6,
     tr_mul_motion, Matrix6,
