@@ -82,6 +82,37 @@ fn knee_leg() -> Mechanism {
     }
 }
 
+/// The Delta robot: three arms whose forearms meet at the platform (on
+/// forearm 1's tip), two point closures, the three arm joints independent.
+fn delta() -> Mechanism {
+    let model = Model::from_urdf_file(closed_chain_file("delta.urdf"), RootJoint::Fixed).unwrap();
+    let point = |name: &str, a: &str| LoopClosure {
+        name: name.to_string(),
+        frame_a: model.frame_by_name(a).unwrap(),
+        frame_b: model.frame_by_name("platform").unwrap(),
+        kind: LoopKind::Point,
+    };
+    let closures = vec![
+        point("arm 2", "forearm_2_tip"),
+        point("arm 3", "forearm_3_tip"),
+    ];
+    let mut nominal = vec![0.0; model.nq];
+    let mut independent = Vec::new();
+    for arm in 1..=3 {
+        let (joint, pitch) = (format!("arm_{arm}_joint"), format!("elbow_{arm}_pitch"));
+        nominal[speed_of(&model, &joint)] = 0.5;
+        nominal[speed_of(&model, &pitch)] = 0.2364;
+        independent.push(speed_of(&model, &joint));
+    }
+    independent.sort_unstable();
+    Mechanism {
+        model,
+        closures,
+        independent,
+        nominal,
+    }
+}
+
 /// A closed configuration near the nominal one (independent coordinates
 /// moved by up to `spread`, then projected), the chain there, and speeds
 /// v = A v_bar with random v_bar.
@@ -210,7 +241,7 @@ fn loop_jacobians_of_every_kind_match_central_differences_on_random_trees() {
 #[test]
 fn basis_spans_the_loops_null_space_and_its_derivative_matches_central_differences() {
     let mut rng = SplitMix64(7);
-    for mech in [fourbar(), knee_leg()] {
+    for mech in [fourbar(), knee_leg(), delta()] {
         for _ in 0..5 {
             let (mut chain, mut ws, q, v) = closed_state(&mech, &mut rng, 0.3);
             assert!((chain.loop_jacobian() * chain.basis()).amax() < 1e-12);
@@ -235,7 +266,7 @@ fn basis_spans_the_loops_null_space_and_its_derivative_matches_central_differenc
 #[test]
 fn reduced_inertia_rate_is_c_bar_plus_its_transpose_for_every_factorization() {
     let mut rng = SplitMix64(11);
-    for mech in [fourbar(), knee_leg()] {
+    for mech in [fourbar(), knee_leg(), delta()] {
         for _ in 0..5 {
             let (mut chain, mut ws, q, v) = closed_state(&mech, &mut rng, 0.3);
             // dH_bar/dt by central differences along the motion: checks
@@ -315,25 +346,30 @@ fn induced_torsion(
 #[test]
 fn the_induced_christoffel_connection_is_torsion_free_and_beta_torsion_is_not() {
     let mut rng = SplitMix64(5);
-    for _ in 0..5 {
-        let mech = knee_leg();
-        let (mut chain, mut ws, q, _) = closed_state(&mech, &mut rng, 0.3);
-        let star = induced_torsion(
-            &mech,
-            &mut chain,
-            &mut ws,
-            &q,
-            &Factorization::ChristoffelConsistent,
-        );
-        assert!(star < 1e-12, "C_bar* torsion {star:e}");
-        let beta = induced_torsion(
-            &mech,
-            &mut chain,
-            &mut ws,
-            &q,
-            &factorization("torsion", &mech.model),
-        );
-        assert!(beta > 1e-2, "beta-torsion's induced torsion only {beta:e}");
+    for mech in [knee_leg(), delta()] {
+        for _ in 0..5 {
+            let (mut chain, mut ws, q, _) = closed_state(&mech, &mut rng, 0.3);
+            let star = induced_torsion(
+                &mech,
+                &mut chain,
+                &mut ws,
+                &q,
+                &Factorization::ChristoffelConsistent,
+            );
+            assert!(star < 1e-12, "{}: C_bar* torsion {star:e}", mech.model.name);
+            let beta = induced_torsion(
+                &mech,
+                &mut chain,
+                &mut ws,
+                &q,
+                &factorization("torsion", &mech.model),
+            );
+            assert!(
+                beta > 1e-2,
+                "{}: beta-torsion's induced torsion only {beta:e}",
+                mech.model.name
+            );
+        }
     }
 }
 
@@ -367,7 +403,7 @@ fn on_the_one_dof_four_bar_every_factorization_induces_c_bar_star() {
 #[test]
 fn christoffel_symbols_match_differences_of_h_bar_in_the_independent_coordinates() {
     let mut rng = SplitMix64(19);
-    for mech in [fourbar(), knee_leg()] {
+    for mech in [fourbar(), knee_leg(), delta()] {
         let model = &mech.model;
         for _ in 0..3 {
             let (mut chain, mut ws, q, _) = closed_state(&mech, &mut rng, 0.3);
