@@ -28,6 +28,7 @@
 pub mod balance;
 mod chain_control;
 pub mod closed_chain;
+pub mod closed_chain_task;
 mod laws;
 pub mod operational_space;
 mod power_flows;

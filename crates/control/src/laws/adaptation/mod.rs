@@ -21,6 +21,7 @@ pub use natural::NaturalAdaptation;
 use super::{check_size, check_size_of, Evaluation};
 use crate::ControlError;
 use passivity_dynamics::algorithms::slotine_li_regressor_transpose;
+use passivity_dynamics::model::Model;
 
 /// An adaptation law of the Slotine–Li controllers.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,9 +86,16 @@ impl Adaptation {
             ev.factorization.body_level(),
             regressor_s,
         );
+        self.rate_from_regressor(ev.model, regressor_s, rate);
+    }
+
+    /// The parameter rate into `rate` from `regressor_s` = Y^T s, `model`
+    /// the estimate (the laws that form Y^T s themselves, e.g. through a
+    /// closed chain's basis).
+    pub(crate) fn rate_from_regressor(&self, model: &Model, regressor_s: &[f64], rate: &mut [f64]) {
         match self {
             Adaptation::Euclidean(a) => a.rate(regressor_s, rate),
-            Adaptation::Natural(a) => a.rate(ev.model, regressor_s, rate),
+            Adaptation::Natural(a) => a.rate(model, regressor_s, rate),
         }
     }
 
