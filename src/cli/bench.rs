@@ -303,7 +303,7 @@ impl Bench {
 }
 
 /// Microseconds per call of the closed chain's C_bar* (K, K_dot, A, A_dot,
-/// Algorithm 1 and the transform: `update_basis`, `update`,
+/// Algorithm 1 and the transform: `update_with_independent_speeds`,
 /// `reduced_dynamics`) and of its Christoffel symbols, at the chain's
 /// assembled configuration with 64 random independent speeds (random seed 7).
 fn time_closed_chain(
@@ -325,10 +325,8 @@ fn time_closed_chain(
     let f = Factorization::ChristoffelConsistent;
     let mut failed = None;
     let c_bar = time_us(calls, |i| {
-        let step = chain.update_basis(model, &mut ws, &q).and_then(|()| {
-            chain.full_speeds(&v_bars[i % STATES], &mut v);
-            chain.update(model, &mut ws, &q, &v)
-        });
+        let step =
+            chain.update_with_independent_speeds(model, &mut ws, &q, &v_bars[i % STATES], &mut v);
         match step {
             Ok(()) => {
                 black_box(chain.reduced_dynamics(model, &mut ws, &q, &v, &f));

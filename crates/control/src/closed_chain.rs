@@ -204,9 +204,7 @@ impl ClosedChainControl {
         tau: &mut [f64],
     ) -> Result<(), ClosedChainControlError> {
         self.errors(q, v_bar, reference);
-        chain.update_basis(model, ws, q)?;
-        chain.full_speeds(v_bar, &mut self.v);
-        chain.update(model, ws, q, &self.v)?;
+        chain.update_with_independent_speeds(model, ws, q, v_bar, &mut self.v)?;
         let (h_bar, c_bar) = chain.reduced_dynamics(model, ws, q, &self.v, &self.factorization);
         tau.fill(0.0);
         for (n, &k) in self.independent.iter().enumerate() {
@@ -243,9 +241,7 @@ impl ClosedChainControl {
         reference: ReducedReference,
     ) -> Result<(f64, f64), ClosedChainControlError> {
         self.errors(q, v_bar, reference);
-        chain.update_basis(model, ws, q)?;
-        chain.full_speeds(v_bar, &mut self.v);
-        chain.update(model, ws, q, &self.v)?;
+        chain.update_with_independent_speeds(model, ws, q, v_bar, &mut self.v)?;
         let h_bar = chain
             .reduced_dynamics(model, ws, q, &self.v, &Factorization::ChristoffelConsistent)
             .0;

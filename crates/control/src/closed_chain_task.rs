@@ -274,9 +274,7 @@ impl ChainTaskControl {
         (q, v_bar): (&[f64], &[f64]),
         d: ReducedReference,
     ) -> Result<(), ChainTaskError> {
-        chain.update_basis(model, ws, q)?;
-        chain.full_speeds(v_bar, &mut self.v);
-        chain.update(model, ws, q, &self.v)?;
+        chain.update_with_independent_speeds(model, ws, q, v_bar, &mut self.v)?;
         let (a, a_dot) = (chain.basis(), chain.basis_dot());
         let m = self.e.len();
         match self.task {

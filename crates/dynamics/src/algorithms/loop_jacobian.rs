@@ -142,6 +142,36 @@ pub fn loop_jacobian_time_derivative(
     k: &mut DMatrix<f64>,
     k_dot: &mut DMatrix<f64>,
 ) {
+    jacobian_and_derivative(model, ws, lw, (q, v), closures, Some(k), k_dot);
+}
+
+/// K_dot(q, v) alone into `k_dot` (m x nv), as
+/// [`loop_jacobian_time_derivative`] without writing K: for a caller that
+/// has K(q) already (e.g. from [`loop_jacobian`] at the same q).
+///
+/// # Panics
+/// As [`loop_jacobian_time_derivative`].
+pub fn loop_jacobian_derivative(
+    model: &Model,
+    ws: &mut Workspace,
+    lw: &mut LoopJacobianWorkspace,
+    (q, v): (&[f64], &[f64]),
+    closures: &[LoopClosure],
+    k_dot: &mut DMatrix<f64>,
+) {
+    jacobian_and_derivative(model, ws, lw, (q, v), closures, None, k_dot);
+}
+
+/// K_dot, and K when `k` is given (see [`loop_jacobian_time_derivative`]).
+fn jacobian_and_derivative(
+    model: &Model,
+    ws: &mut Workspace,
+    lw: &mut LoopJacobianWorkspace,
+    (q, v): (&[f64], &[f64]),
+    closures: &[LoopClosure],
+    mut k: Option<&mut DMatrix<f64>>,
+    k_dot: &mut DMatrix<f64>,
+) {
     assert!(
         q.len() == model.nq && v.len() == model.nv,
         "loop_jacobian_time_derivative: wrong input sizes"
@@ -165,7 +195,9 @@ pub fn loop_jacobian_time_derivative(
                 Columns::of(&lw.ja_dot, col),
                 Columns::of(&ws.jacobian_dot, col),
             );
-            sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
+            if let Some(k) = k.as_deref_mut() {
+                sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
+            }
             sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| {
                 k_dot[(row + r, col)] = x
             });

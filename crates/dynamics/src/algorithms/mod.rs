@@ -61,7 +61,8 @@ pub use jacobian::{
 };
 pub use kinematics::forward_kinematics;
 pub use loop_jacobian::{
-    loop_jacobian, loop_jacobian_time_derivative, loop_residual, loop_rows, LoopJacobianWorkspace,
+    loop_jacobian, loop_jacobian_derivative, loop_jacobian_time_derivative, loop_residual,
+    loop_rows, LoopJacobianWorkspace,
 };
 pub use ltdl::Ltdl;
 pub use operational_space::{

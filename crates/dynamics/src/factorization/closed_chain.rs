@@ -21,8 +21,8 @@ use super::constraint_manifold::{
 };
 use super::Factorization;
 use crate::algorithms::{
-    forward_kinematics, loop_jacobian, loop_jacobian_time_derivative, loop_residual, loop_rows,
-    LoopJacobianWorkspace, Workspace,
+    forward_kinematics, loop_jacobian, loop_jacobian_derivative, loop_jacobian_time_derivative,
+    loop_residual, loop_rows, LoopJacobianWorkspace, Workspace,
 };
 use crate::model::{Joint, LoopClosure, Model};
 use nalgebra::DMatrix;
@@ -462,6 +462,44 @@ impl ClosedChain {
         self.manifold.differentiate().map_err(failure)
     }
 
+    /// [`Self::update_basis`] at q, v = A v_bar into `v`, then K_dot(q, v)
+    /// and A_dot: what [`Self::update`] at those speeds gives, with K(q)
+    /// formed and K_d factored once (the state of a chain is (q, v_bar), so
+    /// a plant or a controller knows v only through A). Allocates nothing.
+    ///
+    /// # Errors
+    /// As [`Self::update`].
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`, `v_bar.len()` is not the mobility,
+    /// `v.len() != model.nv`, or `model` / `ws` is not the chain's model.
+    pub fn update_with_independent_speeds(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        v_bar: &[f64],
+        v: &mut [f64],
+    ) -> Result<(), ClosedChainError> {
+        self.update_basis(model, ws, q)?;
+        self.full_speeds(v_bar, v);
+        self.differentiate_along(model, ws, q, v)
+    }
+
+    /// K_dot(q, v) and A_dot with K, K_d's factors and A of the last
+    /// update at the same q.
+    fn differentiate_along(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), ClosedChainError> {
+        let k_dot = self.manifold.jacobians_mut().1;
+        loop_jacobian_derivative(model, ws, &mut self.loop_ws, (q, v), &self.closures, k_dot);
+        self.manifold.differentiate().map_err(failure)
+    }
+
     /// H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot (Wensing,
     /// Englsberger & Slotine (2023), Thm. V.1, eq. 17) for the factorization
     /// `f` at (q, v), with A and A_dot from the last [`Self::update`] at the
@@ -484,8 +522,9 @@ impl ClosedChain {
     /// the independent coordinates, Gamma_bar_ijk = [C_bar*(q, e_j)]_ik
     /// (Wensing, Englsberger & Slotine (2023), eq. 10, with C_bar* induced
     /// from the tree's C*, Prop. V.3): entry j of the result is the matrix
-    /// (i, k). r + 1 evaluations of K, K_dot and Algorithm 1 (r the
-    /// mobility). Leaves A_dot and C_bar at v = A e_{r-1}: call
+    /// (i, k). K(q) formed and K_d factored once, then r evaluations of
+    /// K_dot and Algorithm 1 (r the mobility). Leaves A_dot and C_bar at
+    /// v = A e_{r-1}: call
     /// [`Self::update`] again before using them. Allocates nothing.
     ///
     /// # Errors
@@ -500,19 +539,12 @@ impl ClosedChain {
         for j in 0..self.christoffel.len() {
             self.speeds
                 .copy_from_slice(self.manifold.basis().column(j).as_slice());
-            let (k, k_dot) = self.manifold.jacobians_mut();
-            loop_jacobian_time_derivative(
-                model,
-                ws,
-                &mut self.loop_ws,
-                q,
-                &self.speeds,
-                &self.closures,
-                k,
-                k_dot,
-            );
-            self.manifold.factor().map_err(failure)?;
-            self.manifold.differentiate().map_err(failure)?;
+            // K and A depend on q only: one factorization for every j (the
+            // buffer is moved out for the call, not reallocated).
+            let speeds = std::mem::take(&mut self.speeds);
+            let along = self.differentiate_along(model, ws, q, &speeds);
+            self.speeds = speeds;
+            along?;
             self.manifold.reduced_dynamics(
                 model,
                 ws,
