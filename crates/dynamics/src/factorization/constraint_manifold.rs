@@ -295,32 +295,41 @@ pub(crate) fn pivoted_rank(work: &mut DMatrix<f64>, ids: &mut [usize]) -> usize 
 
 /// LU factorization with partial pivoting of the square `a` in place
 /// (L unit lower, U upper; row k swapped with `pivots[k]` at step k).
-/// Returns the smallest |U_kk| (infinite for an empty matrix).
+/// Returns the smallest |U_kk| (infinite for an empty matrix). Works on the
+/// column-major storage directly: entry (i, j) is `d[j * n + i]`.
 fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
     let n = a.nrows();
+    let d = a.as_mut_slice();
     let mut smallest = f64::INFINITY;
     for k in 0..n {
+        let col = k * n;
         let p = (k..n).fold(k, |p, i| {
-            if a[(i, k)].abs() > a[(p, k)].abs() {
+            if d[col + i].abs() > d[col + p].abs() {
                 i
             } else {
                 p
             }
         });
         pivots[k] = p;
-        a.swap_rows(k, p);
-        let u = a[(k, k)];
+        if p != k {
+            for j in 0..n {
+                d.swap(j * n + k, j * n + p);
+            }
+        }
+        let u = d[col + k];
         smallest = smallest.min(u.abs());
         if u == 0.0 {
             continue;
         }
-        for i in k + 1..n {
-            a[(i, k)] /= u;
+        for x in &mut d[col + k + 1..col + n] {
+            *x /= u;
         }
         for j in k + 1..n {
-            let ukj = a[(k, j)];
-            for i in k + 1..n {
-                a[(i, j)] -= a[(i, k)] * ukj;
+            let ukj = d[j * n + k];
+            if ukj != 0.0 {
+                for i in k + 1..n {
+                    d[j * n + i] -= d[col + i] * ukj;
+                }
             }
         }
     }
@@ -330,21 +339,23 @@ fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
 /// Solves A X = B in place of `b` with the factors of [`lu_factor`].
 fn lu_solve(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
     let n = lu.nrows();
-    for (k, &p) in pivots.iter().enumerate() {
-        b.swap_rows(k, p);
-    }
+    let l = lu.as_slice();
     for c in 0..b.ncols() {
+        let x = &mut b.as_mut_slice()[c * n..(c + 1) * n];
+        for (k, &p) in pivots.iter().enumerate() {
+            x.swap(k, p);
+        }
         for k in 0..n {
-            let x = b[(k, c)];
+            let xk = x[k];
             for i in k + 1..n {
-                b[(i, c)] -= lu[(i, k)] * x;
+                x[i] -= l[k * n + i] * xk;
             }
         }
         for k in (0..n).rev() {
-            let x = b[(k, c)] / lu[(k, k)];
-            b[(k, c)] = x;
+            let xk = x[k] / l[k * n + k];
+            x[k] = xk;
             for i in 0..k {
-                b[(i, c)] -= lu[(i, k)] * x;
+                x[i] -= l[k * n + i] * xk;
             }
         }
     }
