@@ -1,0 +1,110 @@
+//! Repeats one evaluation N times, for counting instructions per call
+//! under callgrind (issue 33 sec. 4; docs/src/closed-chains.md, Cost):
+//! `tree` is the spanning tree's C* with H and dH/dt (Echeandia & Wensing
+//! (2021), Algorithm 1), `chain` the closed chain's C_bar* (K, A, K_dot,
+//! A_dot, Algorithm 1 and the transform of Wensing, Englsberger & Slotine
+//! (2023), Thm. V.1). Instructions per call are the slope between two N:
+//!
+//! ```text
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!   target/release/examples/closed_chain_cost chain 2000 delta
+//! ```
+//!
+//! Mechanisms: `delta`, `knee` (assets/robots/closed_chains).
+
+use passivity_dynamics::algorithms::{
+    coriolis_matrix_and_derivatives, BodyFactorization, Workspace,
+};
+use passivity_dynamics::factorization::{ClosedChain, Factorization};
+use passivity_dynamics::model::{LoopClosure, LoopKind, Model, RootJoint};
+use passivity_dynamics::spatial::Vec3;
+use std::hint::black_box;
+
+/// The mechanism's tree, loops, independent speeds and a configuration
+/// near its loops.
+fn mechanism(name: &str) -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
+    let file = |f: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../assets/robots/closed_chains")
+            .join(f);
+        Model::from_urdf_file(path, RootJoint::Fixed).expect("a shipped URDF")
+    };
+    let frame = |m: &Model, f: &str| m.frame_by_name(f).expect("a shipped frame");
+    let speed = |m: &Model, j: &str| {
+        m.bodies
+            .iter()
+            .find(|b| b.joint_name == j)
+            .expect("a shipped joint")
+            .v_index
+    };
+    if name == "delta" {
+        let model = file("delta.urdf");
+        let closures = (2..=3)
+            .map(|i| LoopClosure {
+                name: format!("arm {i}"),
+                frame_a: frame(&model, &format!("forearm_{i}_tip")),
+                frame_b: frame(&model, "platform"),
+                kind: LoopKind::Point,
+            })
+            .collect();
+        let independent = (1..=3)
+            .map(|i| speed(&model, &format!("arm_{i}_joint")))
+            .collect();
+        let q = [0.5, 0.2364, 0.0].repeat(3);
+        (model, closures, independent, q)
+    } else {
+        let model = file("fourbar_knee_leg.urdf");
+        let closures = vec![LoopClosure {
+            name: "knee".into(),
+            frame_a: frame(&model, "rod_tip"),
+            frame_b: frame(&model, "shank_lever"),
+            kind: LoopKind::Planar { axis: Vec3::y() },
+        }];
+        let mut independent: Vec<usize> = ["slider", "hip_joint", "knee_motor_joint"]
+            .iter()
+            .map(|j| speed(&model, j))
+            .collect();
+        independent.sort_unstable();
+        (
+            model,
+            closures,
+            independent,
+            vec![0.0, 0.4, -0.3, -0.2, 0.0],
+        )
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 4 {
+        eprintln!("usage: closed_chain_cost tree|chain N delta|knee");
+        std::process::exit(2);
+    }
+    let n: usize = args[2].parse().unwrap_or(1000);
+    let (model, closures, independent, mut q) = mechanism(&args[3]);
+    let mut ws = Workspace::new(&model);
+    let (mut chain, _) =
+        ClosedChain::assemble(&model, &mut ws, closures, &mut q, Some(&independent))
+            .expect("the shipped loops close");
+    let mut v = vec![0.0; model.nv];
+    let f = Factorization::ChristoffelConsistent;
+    for k in 0..n {
+        let v_bar = [0.3, -0.7, 0.5].map(|x| x * (1.0 + k as f64 * 1e-6));
+        if args[1] == "tree" {
+            chain.full_speeds(&v_bar, &mut v);
+            coriolis_matrix_and_derivatives(
+                &model,
+                &mut ws,
+                &q,
+                &v,
+                BodyFactorization::ChristoffelConsistent,
+            );
+            black_box(&ws.coriolis);
+        } else {
+            chain
+                .update_with_independent_speeds(&model, &mut ws, &q, &v_bar, &mut v)
+                .expect("a regular configuration");
+            black_box(chain.reduced_dynamics(&model, &mut ws, &q, &v, &f));
+        }
+    }
+}
