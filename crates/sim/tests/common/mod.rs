@@ -1,6 +1,7 @@
 //! The shipped closed chains as their open spanning trees and loop
 //! closures (assets/robots/closed_chains), shared by the plant's and the
-//! control laws' tests.
+//! control laws' tests (each test binary uses some of them).
+#![allow(dead_code)]
 
 use passivity_dynamics::model::{LoopClosure, LoopKind, Model, RootJoint};
 use passivity_dynamics::spatial::Vec3;
@@ -58,5 +59,37 @@ pub fn knee_leg() -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
             .unwrap()
             .q_index] = value;
     }
+    (model, closures, independent, q0)
+}
+
+/// The Delta robot (assets/robots/closed_chains/delta.urdf): its two point
+/// closures at the platform, its independent speeds (the three arm joints)
+/// and a configuration near its loops (arms at `arm` rad, elbows pitched so
+/// the forearms lean inwards, about -0.75 rad at arm 1.2 and 0.24 at 0.5).
+pub fn delta(arm: f64) -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../assets/robots/closed_chains/delta.urdf");
+    let model = Model::from_urdf_file(path, RootJoint::Fixed).unwrap();
+    let platform = model.frame_by_name("platform").unwrap();
+    let closures = (2..=3)
+        .map(|i| LoopClosure {
+            name: format!("arm {i}"),
+            frame_a: model.frame_by_name(&format!("forearm_{i}_tip")).unwrap(),
+            frame_b: platform,
+            kind: LoopKind::Point,
+        })
+        .collect();
+    let joint = |name: &str| model.bodies.iter().find(|b| b.joint_name == name).unwrap();
+    // Elbow pitch with the forearm reaching the centre in the arm's plane:
+    // sin(arm + pitch) = (R - r + l_a cos arm) / l_b.
+    let pitch = ((0.15 + 0.25 * arm.cos()) / 0.55).asin() - arm;
+    let mut q0 = vec![0.0; model.nq];
+    let mut independent = Vec::new();
+    for i in 1..=3 {
+        q0[joint(&format!("arm_{i}_joint")).q_index] = arm;
+        q0[joint(&format!("elbow_{i}_pitch")).q_index] = pitch;
+        independent.push(joint(&format!("arm_{i}_joint")).v_index);
+    }
+    independent.sort_unstable();
     (model, closures, independent, q0)
 }
