@@ -7,6 +7,7 @@
 
 use super::balance_view::BalanceViewState;
 use super::camera::OrbitCamera;
+use super::inertia_view::{solid_placement, EstimateSolid, InertiaViewSettings, InertiaViewState};
 use super::layout::Layout;
 use super::robot_view::{point, RobotPart};
 use super::session::{Notices, Playback, Session};
@@ -287,6 +288,42 @@ fn balance_on_screen(
     serde_json::json!({ "variants": views, "supply_j": supply })
 }
 
+/// On screen (physical pixels), per variant: its adaptation law (null when
+/// it does not adapt) and per body the centre of its drawn solid, its
+/// radius on screen (the largest semi-axis, or the marker's) and whether it
+/// is the red marker of an estimate that is not physical.
+fn inertia_on_screen(
+    inertia: (&InertiaViewSettings, &InertiaViewState),
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> serde_json::Value {
+    let (settings, state) = inertia;
+    let variants: Vec<serde_json::Value> = state
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(variant, v)| {
+            let bodies: Vec<serde_json::Value> = (0..v.bodies.len())
+                .filter_map(|body| {
+                    let solid = EstimateSolid { variant, body };
+                    let (t, non_physical) = solid_placement(settings, state, layout, &solid)?;
+                    let centre = camera.0.world_to_viewport(camera.1, t.translation).ok()? * scale;
+                    let rim = t.translation + Vec3::Z * t.scale.max_element();
+                    let rim = camera.0.world_to_viewport(camera.1, rim).ok()? * scale;
+                    Some(serde_json::json!({
+                        "center_px": [centre.x, centre.y],
+                        "radius_px": centre.distance(rim),
+                        "non_physical": non_physical,
+                    }))
+                })
+                .collect();
+            serde_json::json!({ "law": v.law, "bodies": bodies })
+        })
+        .collect();
+    serde_json::json!({ "show": settings.show, "variants": variants })
+}
+
 /// Whether `path` holds a whole PNG (its last chunk, IEND, is written).
 fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
@@ -304,7 +341,11 @@ fn scripted_capture(
     window: Query<&Window, With<PrimaryWindow>>,
     layout: Res<super::robot_view::ViewLayout>,
     torsion: (Res<TorsionViewSettings>, Res<TorsionViewState>),
-    balance: Res<BalanceViewState>,
+    views: (
+        Res<BalanceViewState>,
+        Res<InertiaViewSettings>,
+        Res<InertiaViewState>,
+    ),
     mut panels: ResMut<Layout>,
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
@@ -350,7 +391,11 @@ fn scripted_capture(
             Err(_) => serde_json::Value::Null,
         };
         let balance_view = match cameras.single() {
-            Ok(camera) => balance_on_screen(&session, &balance, &layout, camera, scale),
+            Ok(camera) => balance_on_screen(&session, &views.0, &layout, camera, scale),
+            Err(_) => serde_json::Value::Null,
+        };
+        let inertia_view = match cameras.single() {
+            Ok(camera) => inertia_on_screen((&views.1, &views.2), &layout, camera, scale),
             Err(_) => serde_json::Value::Null,
         };
         // The 3-D view's rectangle (physical pixels: x, y, width, height).
@@ -366,6 +411,7 @@ fn scripted_capture(
             "springs_px": springs,
             "torsion_view": torsion_view,
             "balance_view": balance_view,
+            "inertia_view": inertia_view,
             "trails_px": trails,
             "frames": frames,
             "window_px": size,

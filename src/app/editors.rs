@@ -4,7 +4,8 @@
 
 use crate::control::TaskKind;
 use crate::scenario::{
-    ControllerSpec, EstimateSpec, FactorizationSpec, Gain, PayloadSpec, TaskSpec,
+    AdaptationLawSpec, AdaptationSpec, BoundsSpec, ControllerSpec, EstimateSpec, FactorizationSpec,
+    Gain, PayloadSpec, TaskSpec,
 };
 use bevy_egui::egui;
 
@@ -101,11 +102,11 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
             kd,
             adaptation,
             gamma,
-            ..
+            bounds,
         } => {
             changed |= gain(ui, "Λ (1/s)", lambda);
             changed |= gain(ui, "K_D", kd);
-            changed |= adaptation_editor(ui, adaptation, gamma);
+            changed |= adaptation_editor(ui, id, adaptation, gamma, bounds);
         }
         ControllerSpec::TaskSlotineLi {
             lambda,
@@ -113,12 +114,13 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
             posture_gain,
             adaptation,
             gamma,
+            bounds,
             ..
         } => {
             changed |= gain(ui, "Λ_x (1/s)", lambda);
             changed |= gain(ui, "K_D (joints)", kd);
             changed |= gain(ui, "posture k₀ (1/s)", posture_gain);
-            changed |= adaptation_editor(ui, adaptation, gamma);
+            changed |= adaptation_editor(ui, id, adaptation, gamma, bounds);
         }
         ControllerSpec::PdPlus { kp, kd }
         | ControllerSpec::ComputedTorque { kp, kd }
@@ -168,12 +170,48 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
     changed
 }
 
-/// Adaptation on/off and its gain.
-fn adaptation_editor(ui: &mut egui::Ui, adaptation: &mut bool, gamma: &mut Gain) -> bool {
-    let mut changed = ui.checkbox(adaptation, "adapt the parameters").changed();
-    if *adaptation {
-        changed |= gain(ui, "Γ", gamma);
+const ADAPTATION_LAWS: [(&str, &str); 2] = [
+    ("euclidean", "Euclidean: dπ_hat/dt = −Γ Y^T s"),
+    ("natural", "natural: d(P_hat^-1)/dt = B / γ (log-det)"),
+];
+
+/// Adaptation on/off, its law (Euclidean, or the natural law of Lee, Kwon
+/// & Park 2018) and its gain. Choosing the natural law drops the
+/// Euclidean law's bounds (it keeps every estimate physical by itself and
+/// refuses them) and makes a per-parameter Γ one γ for every body.
+fn adaptation_editor(
+    ui: &mut egui::Ui,
+    id: &str,
+    adaptation: &mut AdaptationSpec,
+    gamma: &mut Gain,
+    bounds: &mut Option<BoundsSpec>,
+) -> bool {
+    let mut changed = ui
+        .checkbox(&mut adaptation.on, "adapt the parameters")
+        .changed();
+    if !adaptation.on {
+        return changed;
     }
+    let current = match adaptation.law {
+        AdaptationLawSpec::Euclidean => "euclidean",
+        AdaptationLawSpec::Natural => "natural",
+    };
+    let law = choose(ui, ("adaptation law", id), &ADAPTATION_LAWS, current);
+    if law != current {
+        changed = true;
+        adaptation.law = if law == "natural" {
+            *bounds = None;
+            AdaptationLawSpec::Natural
+        } else {
+            AdaptationLawSpec::Euclidean
+        };
+        *gamma = Gain::All(first(gamma));
+    }
+    let label = match adaptation.law {
+        AdaptationLawSpec::Euclidean => "Γ",
+        AdaptationLawSpec::Natural => "γ (J)",
+    };
+    changed |= gain(ui, label, gamma);
     changed
 }
 

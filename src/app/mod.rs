@@ -10,6 +10,8 @@
 //! - [`trails`]: end-effector paths against the desired path;
 //! - [`task_space`]: end-effector frame, velocity and operational-space
 //!   inertia ellipsoid;
+//! - [`inertia_view`]: adaptive estimates as inertia ellipsoids against
+//!   the truth's, red where not physical;
 //! - [`balance_view`]: a standing robot's CoM, support polygon, friction
 //!   cones, distributed forces and desired wrench ([`stance_geometry`]);
 //! - [`torsion_view`]: the Transport view (frames parallel-transported
@@ -32,8 +34,10 @@ pub mod balance_view;
 pub mod camera;
 pub mod capture;
 pub mod contacts;
+pub mod divergence_plot;
 pub mod editors;
 pub mod file_dialog;
+pub mod inertia_view;
 pub mod interaction;
 pub mod layout;
 pub mod lyapunov_plot;
@@ -114,6 +118,7 @@ impl Plugin for LabPlugins {
             torsion_view::TorsionViewPlugin,
             contacts::ContactsPlugin,
             balance_view::BalanceViewPlugin,
+            inertia_view::InertiaViewPlugin,
             interaction::InteractionPlugin,
             interaction::HandlesPlugin,
         ))

@@ -8,6 +8,7 @@ use super::capture::TakeScreenshot;
 use super::contacts::ContactSettings;
 use super::editors;
 use super::file_dialog::FileDialog;
+use super::inertia_view::{inertia_section, InertiaViewSettings, InertiaViewState};
 use super::interaction::{DragScope, InteractionSettings};
 use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
 use super::recording::Recorder;
@@ -47,6 +48,8 @@ pub struct ViewSettings<'w, 's> {
     balance_state: Res<'w, BalanceViewState>,
     torsion: ResMut<'w, TorsionViewSettings>,
     torsion_state: Res<'w, TorsionViewState>,
+    inertia: ResMut<'w, InertiaViewSettings>,
+    inertia_state: Res<'w, InertiaViewState>,
     panels: ResMut<'w, Layout>,
     cameras: Query<'w, 's, &'static mut OrbitCamera>,
 }
@@ -402,6 +405,7 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
             ui.checkbox(&mut trails.show, "end-effector trails");
             ui.checkbox(&mut trails.show_desired, "desired path (x_d, or FK(q_d))");
             editors::time_window(ui, &mut trails.window, 2.0, 0.2..=20.0);
+            inertia_section(ui, &mut view.inertia, &view.inertia_state, &s.session);
             ui.separator();
             let task = &mut *view.task;
             ui.label(format!("End effector: {}", view.readout.frame_name));

@@ -2,7 +2,8 @@
 //! ([`super::layout`]): live plots (egui_plot) with one line per variant —
 //! Lyapunov value ([`super::lyapunov_plot`]), tracking error and s norms, the task's position and
 //! orientation errors and |s_x| (task scenarios), a joint torque, a parameter
-//! estimate against its true value, the skew and validity residuals — and a
+//! estimate against its true value, the estimates' log-det divergence from
+//! the truth ([`super::divergence_plot`]), the skew and validity residuals — and a
 //! torsion readout. Hovering shows values; the plots follow the last few
 //! seconds or show the whole run. Applied live edits are marked. Passivity
 //! bookkeeping: supply, dissipation, mismatch and the balance residual.
@@ -10,6 +11,7 @@
 //! ([`crate::plot::quantities`], [`crate::plot::palette`]).
 
 use super::camera::PanelMargins;
+use super::divergence_plot::{divergence_plot, has_divergence};
 use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
 use super::lyapunov_plot::{lyapunov_plot, LyapunovScale};
 use super::session::{LiveVariant, Session};
@@ -364,6 +366,9 @@ fn plots(
             cells.cell(ui, |ui| {
                 parameter_plot(ui, session, since, &mut settings.parameter);
             });
+        }
+        if has_divergence(session) {
+            cells.cell(ui, |ui| divergence_plot(ui, session, since));
         }
     });
 }

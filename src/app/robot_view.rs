@@ -3,6 +3,7 @@
 //! kinematics, side by side or overlaid as ghosts in the variant colours.
 //! The world is the robot's (z up); the camera looks at it with z up.
 
+use super::inertia_view::{InertiaViewSettings, ROBOT_ALPHA};
 use super::session::{Notices, Session, SessionSystems};
 use super::variant_color;
 use super::visuals::{robot_visuals, MeshCache, MeshData, Shape};
@@ -241,20 +242,27 @@ fn rebuild_robots(
     }
 }
 
-/// Overlaid variants after the first are translucent ghosts.
+/// Overlaid variants after the first are translucent ghosts; every robot
+/// is, fainter, while the inertia view draws the ellipsoids inside it.
 fn style_ghosts(
     layout: Res<ViewLayout>,
+    inertia: Res<InertiaViewSettings>,
     state: Res<RobotViewState>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    if !layout.is_changed() {
+    if !layout.is_changed() && !inertia.is_changed() {
         return;
     }
     for (i, handle) in state.materials.iter().enumerate() {
         if let Some(mut m) = materials.get_mut(handle) {
             let ghost = i > 0 && layout.arrangement == Arrangement::Overlay;
-            m.base_color.set_alpha(if ghost { 0.4 } else { 1.0 });
-            m.alpha_mode = if ghost {
+            let alpha = match (inertia.show, ghost) {
+                (true, _) => ROBOT_ALPHA,
+                (false, true) => 0.4,
+                (false, false) => 1.0,
+            };
+            m.base_color.set_alpha(alpha);
+            m.alpha_mode = if alpha < 1.0 {
                 AlphaMode::Blend
             } else {
                 AlphaMode::Opaque

@@ -8,8 +8,8 @@ use crate::factorization::Diagnoser;
 use crate::model::Model;
 use crate::scenario::interaction::{self, DragStart, LiveLoop};
 use crate::scenario::{
-    scenario_for_urdf, write_results, RunEstimate, Scenario, ScenarioError, ScenarioFile,
-    VariantResult,
+    scenario_for_urdf, write_results, LessonView, RunEstimate, Scenario, ScenarioError,
+    ScenarioFile, VariantResult,
 };
 use crate::sim::{Divergence, Sample, Simulation, StepStability};
 use crate::spatial::Vec3 as DVec3;
@@ -95,6 +95,31 @@ pub struct ViewSample {
     /// Angle (rad) between the frames transported along the run with the
     /// variant's factorization and with C* ([`TransportedFrames`]).
     pub transport_angle: f64,
+}
+
+/// The views the session's lesson turns on: its `views` the first time a
+/// view asks after a session opens (`seen` holds the session it last
+/// asked for), else none.
+pub fn lesson_views_to_open<'a>(session: &'a Session, seen: &mut Option<u64>) -> &'a [LessonView] {
+    if *seen == Some(session.generation) {
+        return &[];
+    }
+    *seen = Some(session.generation);
+    session
+        .scenario
+        .lesson()
+        .map_or(&[], |l| l.spec.views.as_slice())
+}
+
+/// Whether `a` and `b` adapt with different laws (Euclidean and natural):
+/// the estimates cannot carry over then (a Euclidean estimate may be non
+/// physical, which the natural law's state must never be), so such an
+/// edit restarts the run.
+fn switches_adaptation_law(a: &Simulation, b: &Simulation) -> bool {
+    match (a.controller.law.adaptation(), b.controller.law.adaptation()) {
+        (Some(x), Some(y)) => std::mem::discriminant(x) != std::mem::discriminant(y),
+        _ => false,
+    }
 }
 
 /// One variant running live.
@@ -185,6 +210,7 @@ impl LiveVariant {
             singular_region: self.sim.controller.task().map(|t| t.damping.region),
             step_stability: self.step_stability.clone(),
             stance: None,
+            closed_chain: None,
         }
     }
 }
@@ -286,6 +312,14 @@ impl Session {
         scenario: Scenario,
         end_effector: Option<usize>,
     ) -> Result<Session, ScenarioError> {
+        if !scenario.file.loop_closures.is_empty() {
+            return Err(scenario.entry_invalid(
+                "loop_closures",
+                0,
+                "",
+                "the app cannot show a closed chain yet: run it headless (passivity-lab run <scenario>)",
+            ));
+        }
         let variants = scenario.variants()?;
         scenario.check_run_size(&RunEstimate::of_run(&variants), false)?;
         let plant = &variants[0].simulation.plant;
@@ -442,7 +476,10 @@ impl Session {
         let continuable = self.apply_mode == ApplyMode::NextStep
             && fresh.len() == self.variants.len()
             && fresh.iter().zip(&self.variants).all(|(f, v)| {
-                f.name == v.name && f.simulation.dt == v.sim.dt && f.duration == self.duration
+                f.name == v.name
+                    && f.simulation.dt == v.sim.dt
+                    && f.duration == self.duration
+                    && !switches_adaptation_law(&f.simulation, &v.sim)
             });
         if !continuable {
             let (source, draft) = (self.source.clone(), self.draft.clone());

@@ -178,19 +178,25 @@ fn draw_task_space(
                 s.axes
             };
             let axes = to_bevy(&crate::spatial::Transform::new(proper, s.position)).rotation;
-            let c = color.with_alpha(0.8);
-            // The ellipse lies in its isometry's xy plane.
-            gizmos.ellipse(Isometry3d::new(p, axes), Vec2::new(r(0), r(1)), c);
-            gizmos.ellipse(
-                Isometry3d::new(p, axes * Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
-                Vec2::new(r(0), r(2)),
-                c,
-            );
-            gizmos.ellipse(
-                Isometry3d::new(p, axes * Quat::from_rotation_y(std::f32::consts::FRAC_PI_2)),
-                Vec2::new(r(2), r(1)),
-                c,
-            );
+            let radii = Vec3::new(r(0), r(1), r(2));
+            ellipsoid_sections(&mut gizmos, p, axes, radii, color.with_alpha(0.8));
         }
     }
+}
+
+/// An ellipsoid drawn as its three principal sections: centre `p`, its
+/// axes the columns of `axes` with semi-axes `radii`.
+pub fn ellipsoid_sections(gizmos: &mut Gizmos, p: Vec3, axes: Quat, radii: Vec3, color: Color) {
+    // The ellipse lies in its isometry's xy plane.
+    gizmos.ellipse(Isometry3d::new(p, axes), radii.truncate(), color);
+    gizmos.ellipse(
+        Isometry3d::new(p, axes * Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+        Vec2::new(radii.x, radii.z),
+        color,
+    );
+    gizmos.ellipse(
+        Isometry3d::new(p, axes * Quat::from_rotation_y(std::f32::consts::FRAC_PI_2)),
+        Vec2::new(radii.z, radii.y),
+        color,
+    );
 }

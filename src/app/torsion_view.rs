@@ -18,7 +18,7 @@
 
 use super::camera::{OrbitCamera, CLOSE_UP_DISTANCE};
 use super::robot_view::{point, ViewLayout};
-use super::session::{Session, SessionSystems};
+use super::session::{lesson_views_to_open, Session, SessionSystems};
 use super::variant_color;
 use crate::algorithms::{forward_kinematics, frame_jacobian, JacobianFrame, Workspace};
 use crate::scenario::LessonView;
@@ -105,15 +105,12 @@ fn open_lesson_views(
     mut settings: ResMut<TorsionViewSettings>,
     mut seen: Local<Option<u64>>,
 ) {
-    if *seen == Some(session.generation) {
-        return;
-    }
-    *seen = Some(session.generation);
-    let views = session.scenario.lesson().map(|l| l.spec.views.clone());
-    for view in views.unwrap_or_default() {
+    for view in lesson_views_to_open(&session, &mut seen) {
         match view {
             LessonView::Transport => settings.transport = true,
             LessonView::Contorsion => settings.contorsion = true,
+            // The inertia view opens itself.
+            LessonView::Inertia => {}
         }
     }
 }

@@ -86,6 +86,8 @@ pub enum LessonView {
     Transport,
     /// The contorsion force (C - C*) q_dot_r at the end effector.
     Contorsion,
+    /// The adaptive estimates' inertia ellipsoids against the truth's.
+    Inertia,
 }
 
 /// The robot: a URDF (path relative to the scenario file) or a built-in system.
