@@ -18,7 +18,9 @@ use passivity_lab::app::session::{
     ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
 };
 use passivity_lab::app::stance_geometry::StanceGeometry;
-use passivity_lab::scenario::{DisturbanceSpec, FactorizationSpec, Scenario};
+use passivity_lab::scenario::{
+    AdaptationLawSpec, ControllerSpec, DisturbanceSpec, FactorizationSpec, Gain, Scenario,
+};
 use passivity_lab::spatial::Vec3 as Vec3Of;
 use std::time::Duration;
 
@@ -713,4 +715,54 @@ fn a_standing_robot_shows_its_balance_and_a_ctrl_drag_pushes_it() {
     }
     pointer(&mut app, PointerPhase::Release, Vec3::ZERO, true);
     assert!(app.world().resource::<InteractionState>().grab.is_none());
+}
+
+#[test]
+fn a_change_of_adaptation_law_restarts_even_from_the_next_step() {
+    // Lesson 7: natural (variant 0) against Euclidean (variant 1, Gamma = 2).
+    let lesson = common::repo_path("scenarios/lessons/07_physical_adaptation.toml");
+    let mut app = app(ScenarioSource::Scenario(lesson), 1.0 / 60.0);
+    run_until(&mut app, 0.1);
+    let before = session(&app).time();
+    let consistency = |s: &Session, i: usize| {
+        s.variants[i]
+            .samples
+            .last()
+            .unwrap()
+            .parameter_consistency
+            .unwrap()
+    };
+    assert!(consistency(session(&app), 1).non_physical_steps > 0);
+    assert_eq!(consistency(session(&app), 0).non_physical_steps, 0);
+    let edit = |app: &mut App, variant: usize, law: Option<AdaptationLawSpec>, g: f64| {
+        let mut s = app.world_mut().resource_mut::<Session>();
+        s.apply_mode = ApplyMode::NextStep;
+        let Some(ControllerSpec::SlotineLi {
+            adaptation, gamma, ..
+        }) = &mut s.draft.variants[variant].controller
+        else {
+            panic!("variant {variant}: a Slotine-Li controller of its own");
+        };
+        if let Some(law) = law {
+            adaptation.law = law;
+        }
+        *gamma = Gain::All(g);
+        app.world_mut().resource_mut::<Playback>().running = false;
+        app.world_mut().write_message(SessionCommand::Apply);
+        app.update();
+    };
+    // A gain of the same law acts from the next step.
+    let generation = session(&app).generation;
+    edit(&mut app, 1, None, 1.0);
+    assert_eq!(session(&app).generation, generation);
+    assert_eq!(session(&app).time(), before);
+    // A change of law restarts the run, whatever the mode.
+    edit(&mut app, 1, Some(AdaptationLawSpec::Natural), 0.1);
+    let s = session(&app);
+    assert_eq!(s.generation, generation + 1);
+    assert_eq!(s.time(), 0.0);
+    assert!(matches!(
+        s.variants[1].sim.controller.law.adaptation(),
+        Some(passivity_lab::control::Adaptation::Natural(_))
+    ));
 }

@@ -13,13 +13,14 @@ fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new("lessons", name)
 }
 
-const LESSONS: [&str; 6] = [
+const LESSONS: [&str; 7] = [
     "01_point_mass.toml",
     "02_planar_arm.toml",
     "03_panda_joint_space.toml",
     "04_panda_task_space.toml",
     "05_parallel_transport.toml",
     "06_standing_torsion.toml",
+    "07_physical_adaptation.toml",
 ];
 
 fn lesson_path(name: &str) -> PathBuf {
@@ -27,7 +28,7 @@ fn lesson_path(name: &str) -> PathBuf {
 }
 
 #[test]
-fn the_torsion_lab_is_one_chain_of_six_lessons() {
+fn the_torsion_lab_is_one_chain_of_seven_lessons() {
     let chain = lesson_chain(&lesson_path(LESSONS[0])).unwrap();
     let names: Vec<String> = chain
         .iter()
@@ -148,6 +149,46 @@ fn every_lesson_runs_and_shows_its_point() {
         .fold(0.0, f64::max);
     println!("lesson 6: base coordinates apart by up to {base_apart:.2e}");
     assert!(base_apart > 1e-4, "base paths apart by {base_apart}");
+    // 7: the natural law's estimates stay physical at every step, its
+    // divergence from the truth falls; the Euclidean law's leave the
+    // physical set; both track.
+    let seven = &results[6];
+    let consistency = |r: &passivity_lab::scenario::VariantResult, k: usize| {
+        r.samples[k].parameter_consistency.expect("adaptive")
+    };
+    let (natural, euclidean) = (&seven[0], &seven[1]);
+    let last = natural.samples.len() - 1;
+    let (n0, n1) = (consistency(natural, 0), consistency(natural, last));
+    let e1 = consistency(euclidean, last);
+    let error = |r: &passivity_lab::scenario::VariantResult| {
+        let s = &r.samples[last];
+        s.q.iter()
+            .zip(&s.q_desired)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    println!(
+        "lesson 7: natural {} non-physical steps, divergence {:.3} -> {:.3}, final |e| {:.2e} rad; \
+         Euclidean {} non-physical steps on {} bodies, final |e| {:.2e} rad",
+        n1.non_physical_steps,
+        n0.divergence,
+        n1.divergence,
+        error(natural),
+        e1.non_physical_steps,
+        e1.non_physical_bodies,
+        error(euclidean)
+    );
+    assert_eq!((n1.non_physical_steps, n1.non_physical_bodies), (0, 0));
+    // Measured: 3.32 -> 2.40 over the 4 s.
+    assert!(n1.divergence < 0.8 * n0.divergence, "{n0:?} -> {n1:?}");
+    assert!(
+        e1.non_physical_steps > 0 && e1.non_physical_bodies > 0,
+        "{e1:?}"
+    );
+    assert!(e1.divergence.is_infinite(), "{e1:?}");
+    // Measured: 1.95e-3 and 2.50e-3 rad.
+    assert!(error(natural) < 5e-3 && error(euclidean) < 5e-3);
 }
 
 /// A scenario with `lesson` as its `[lesson]` table, written to `dir`.
