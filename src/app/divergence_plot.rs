@@ -1,6 +1,6 @@
 //! The adaptive estimates' distance from the truth over time: the log-det
-//! Bregman divergence sum_i d(P_i || P_hat_i), d(P || P_hat) = ln det P_hat
-//! - ln det P + tr(P_hat^-1 P) - 4 (Lee, Kwon & Park 2018), one line per
+//! Bregman divergence sum_i d(P_i || P_hat_i), with d(P || P_hat) =
+//! ln det P_hat - ln det P + tr(P_hat^-1 P) - 4 (Lee, Kwon & Park 2018), one line per
 //! adaptive variant (natural and Euclidean side by side when the scenario
 //! has both), read from the samples' [`crate::sim::ParameterConsistency`].
 //! It is defined only while every P_hat is positive definite: where an
