@@ -298,7 +298,7 @@ fn every_shipped_scenario_renders_its_robots() {
         .map(|e| e.unwrap().path())
         .collect();
     lessons.sort();
-    assert_eq!(lessons.len(), 6);
+    assert_eq!(lessons.len(), 7);
     for path in &lessons {
         let text = std::fs::read_to_string(path).unwrap();
         let variants = text.matches("[[variants]]").count().max(1);
@@ -702,4 +702,106 @@ fn what_egui_no_longer_draws_leaves_no_trail() {
         );
         assert!(share > 0.7, "row {y}: the old plots panel stays on screen");
     }
+}
+
+/// The pure red (255, 0, 0) of a non-physical estimate's marker, drawn over
+/// everything: the variants' tints and trails (palette red is 214, 39, 40)
+/// keep green and blue above 30.
+fn marker_red([r, g, b]: [u8; 3]) -> bool {
+    r > 180 && g < 30 && b < 30
+}
+
+/// The estimates' gold (0.95, 0.75, 0.15), lit, seen through a translucent
+/// robot: red and green well above blue, which no variant tint has.
+fn estimate_gold([r, g, b]: [u8; 3]) -> bool {
+    r > 110 && g > 80 && u16::from(b) * 2 < u16::from(g)
+}
+
+/// Pixels within `radius` of (x, y) that `is` accepts.
+fn count_near(
+    image: &Image,
+    (x, y): (f64, f64),
+    radius: f64,
+    is: impl Fn([u8; 3]) -> bool,
+) -> usize {
+    let x0 = (x - radius).max(0.0) as usize;
+    let y0 = (y - radius).max(0.0) as usize;
+    let x1 = ((x + radius).max(0.0) as usize + 1).min(image.width);
+    let y1 = ((y + radius).max(0.0) as usize + 1).min(image.height);
+    (y0..y1)
+        .flat_map(|py| (x0..x1).map(move |px| (px, py)))
+        .filter(|&(px, py)| (px as f64 - x).hypot(py as f64 - y) <= radius)
+        .filter(|&(px, py)| is(image.rgb(px, py)))
+        .count()
+}
+
+#[test]
+#[ignore = "needs a display: run under xvfb-run (see .ci/run)"]
+fn the_adaptation_lesson_shows_ellipsoids_and_red_non_physical_estimates() {
+    // Issue 35: lesson 7 opens the inertia view; the natural law's estimates
+    // (variant 0) are drawn as gold ellipsoids, none red; the Euclidean
+    // law's (variant 1, Gamma = 2) leave the physical set at the first
+    // steps and show as red markers.
+    let lesson = common::repo_path("scenarios/lessons/07_physical_adaptation.toml");
+    let report = check(Some(&lesson), "07_physical_adaptation", 2, 1.0);
+    let image = Image::read(&common::kept_dir("app-window").join("07_physical_adaptation.png"));
+    let view = &report["inertia_view"];
+    assert_eq!(
+        view["show"], true,
+        "the lesson opens the inertia view: {view}"
+    );
+    let variants = view["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 2);
+    assert_eq!(variants[0]["law"], "natural");
+    assert_eq!(variants[1]["law"], "Euclidean");
+    let bodies = |i: usize| variants[i]["bodies"].as_array().unwrap().clone();
+    let disc = |b: &serde_json::Value| {
+        let c = &b["center_px"];
+        let centre = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
+        (centre, b["radius_px"].as_f64().unwrap().clamp(2.0, 12.0))
+    };
+    // The natural law: every body physical, an ellipsoid each; gold shows at
+    // most of them (the fingers' are a pixel or two), red at none.
+    let natural = bodies(0);
+    assert_eq!(natural.len(), 9);
+    let mut gold_bodies = 0;
+    for b in &natural {
+        assert_eq!(b["non_physical"], false, "natural: {b}");
+        let (centre, radius) = disc(b);
+        let gold = count_near(&image, centre, radius, estimate_gold);
+        let red = count_near(&image, centre, radius, marker_red);
+        eprintln!("natural: body at {centre:.0?}, {radius:.0} px: {gold} gold, {red} red pixels");
+        assert_eq!(red, 0, "natural: a red pixel at a physical estimate {b}");
+        gold_bodies += usize::from(gold > 0);
+    }
+    assert!(
+        gold_bodies >= 5,
+        "natural: gold at {gold_bodies} of 9 bodies"
+    );
+    // The Euclidean law: non-physical bodies, each a red marker on screen.
+    let euclidean = bodies(1);
+    let markers: Vec<_> = euclidean
+        .iter()
+        .filter(|b| b["non_physical"] == true)
+        .collect();
+    let mut red_markers = 0;
+    for b in &markers {
+        let (centre, radius) = disc(b);
+        let red = count_near(&image, centre, radius, marker_red);
+        eprintln!("Euclidean: marker at {centre:.0?}, {radius:.0} px: {red} red pixels");
+        red_markers += usize::from(red > 0);
+    }
+    assert!(
+        markers.len() >= 4,
+        "Euclidean: {} non-physical bodies",
+        markers.len()
+    );
+    // The markers are drawn over everything (measured: 261-309 red pixels
+    // at each of 8).
+    assert_eq!(
+        red_markers,
+        markers.len(),
+        "Euclidean: red at {red_markers} of {} markers",
+        markers.len()
+    );
 }
