@@ -1,6 +1,7 @@
 //! `passivity-lab inspect`: what a URDF turns into, and with `--loop`
 //! the closed chain its spanning tree makes (loops, independent joints,
-//! mobility, how far the configuration is from closing them).
+//! mobility, how far the configuration is from closing them); given a
+//! scenario (`.toml`), the closed chain of its `[[loop_closures]]`.
 
 use super::{load_model, LoadArgs};
 use anyhow::{anyhow, bail, Context};
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Robot description.
+    /// Robot description, or a scenario file (.toml) with loop closures.
     urdf: PathBuf,
     #[command(flatten)]
     load: LoadArgs,
@@ -21,6 +22,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.urdf.extension().is_some_and(|e| e == "toml") {
+        return scenario_chain(&args.urdf);
+    }
     let model = load_model(&args.urdf, args.load)?;
     let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
     println!(
@@ -64,6 +68,55 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !args.chain.loops.is_empty() {
         closed_chain(&model, &args.chain)?;
     }
+    Ok(())
+}
+
+/// The closed chain of a scenario's `[[loop_closures]]`, as its run
+/// resolves it (the initial state checked or projected).
+fn scenario_chain(path: &std::path::Path) -> anyhow::Result<()> {
+    let scenario = super::load_scenario(Some(path), false)?;
+    let file = &scenario.file;
+    if file.loop_closures.is_empty() {
+        bail!(
+            "{}: no [[loop_closures]] (give a URDF to inspect a robot)",
+            path.display()
+        );
+    }
+    let variants = scenario.variants()?;
+    let Some(c) = variants.first().and_then(|v| v.closed_chain.as_ref()) else {
+        bail!("{}: the scenario has no variant", path.display());
+    };
+    println!("loop closures ({}):", file.loop_closures.len());
+    for (i, l) in file.loop_closures.iter().enumerate() {
+        let axis = l.axis.map_or(String::new(), |a| {
+            format!(" about [{}, {}, {}]", a[0], a[1], a[2])
+        });
+        println!(
+            "  {}: {} = {}, {}{axis}",
+            l.name.clone().unwrap_or_else(|| format!("loop{i}")),
+            l.frame_a,
+            l.frame_b,
+            l.kind.name()
+        );
+    }
+    println!(
+        "mobility {}; independent joints ({}): {}; dependent: {}",
+        c.mobility,
+        if c.chosen_by == "qr" {
+            "chosen by column-pivoted QR"
+        } else {
+            "given"
+        },
+        c.independent_joints.join(", "),
+        c.dependent_joints.join(", ")
+    );
+    let q: Vec<String> = variants[0]
+        .simulation
+        .q
+        .iter()
+        .map(|x| format!("{x:.6}"))
+        .collect();
+    println!("initial q on the loops: [{}]", q.join(", "));
     Ok(())
 }
 

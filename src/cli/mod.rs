@@ -48,7 +48,8 @@ enum Command {
     Eval(eval::Args),
     /// Time the dynamics algorithms on a URDF (microseconds per call).
     Bench(bench::Args),
-    /// Print the bodies, joints, frames and mass of a URDF model.
+    /// Print the bodies, joints, frames and mass of a URDF model (or a
+    /// scenario's closed chain).
     Inspect(inspect::Args),
     /// Draw a figure that needs no run (PNG and SVG).
     Figure(figure::Args),

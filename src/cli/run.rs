@@ -115,6 +115,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         scenario.path.display(),
         estimate.describe()
     );
+    if let Some(c) = variants.first().and_then(|v| v.closed_chain.as_ref()) {
+        eprintln!(
+            "closed chain: mobility {}; independent joints ({}): {}; dependent: {}",
+            c.mobility,
+            if c.chosen_by == "qr" {
+                "chosen by column-pivoted QR"
+            } else {
+                "given"
+            },
+            c.independent_joints.join(", "),
+            c.dependent_joints.join(", ")
+        );
+    }
     let results = run_all(variants, &estimate);
     write_results(folder.path(), &scenario, &results)
         .with_context(|| format!("{}: cannot write the results", out.display()))?;
@@ -139,6 +152,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if let Some(slip) = r.stance.as_ref().and_then(|m| m.slip.as_ref()) {
             eprintln!("  warning: {}: {slip}", r.name);
+        }
+        if let Some(c) = &r.closed_chain {
+            eprintln!(
+                "  {:<24} loops: |phi| <= {:.1e} before projection, {:.1e} after ({} Newton steps at most)",
+                "",
+                c.max_drift_before_projection,
+                c.max_drift_after_projection,
+                c.max_newton_iterations
+            );
         }
     }
     eprintln!("wrote {} files to {}", written.len(), out.display());

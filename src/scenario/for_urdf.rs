@@ -123,6 +123,8 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         factorization: FactorizationSpec::Christoffel,
         reference: Some(reference),
         task: None,
+        loop_closures: Vec::new(),
+        closed_chain: None,
         stance: None,
         initial: InitialSpec {
             q: Some(q0),

@@ -22,7 +22,7 @@ pub use run::output::{
     lost_task, run_complete, series, summary, write_results, LostTask, Series, LOST_TASK_ERROR_M,
     LOST_TASK_TIME_S,
 };
-pub use run::runner::{run_variant, run_variant_until, VariantResult};
+pub use run::runner::{run_variant, run_variant_until, ChainReport, VariantResult};
 pub use run::spectra::{spectrum_summary, variant_spectra, VariantSpectra};
 pub use run::stance_metrics::{
     DistributionMetrics, Slip, StanceMetrics, StanceProbe, SLACK_ZERO, SLIP_DISTANCE_M,
@@ -99,6 +99,9 @@ pub struct Variant {
     pub singular_region: Option<f64>,
     /// What the stance metrics are computed from (runs with a `[stance]`).
     pub stance: Option<StanceProbe>,
+    /// The closed chain's partition (runs with `[[loop_closures]]`; the
+    /// runner adds the drift).
+    pub closed_chain: Option<ChainReport>,
 }
 
 impl Scenario {

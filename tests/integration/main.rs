@@ -10,6 +10,7 @@ mod app_window;
 mod armature;
 mod balance;
 mod cli;
+mod closed_chain_scenarios;
 mod cluster_algorithms;
 mod contact;
 mod contact_plant;

@@ -20,9 +20,9 @@ use passivity_dynamics::algorithms::{
 use passivity_dynamics::factorization::{ClosedChain, ClosedChainError, Factorization, Projection};
 use passivity_dynamics::model::{LoopClosure, Model};
 
-/// A controller evaluated by the plant: `(t, q, v_bar, tau)`, writing the
-/// tree torques (length nv).
-pub type Control<'c> = dyn FnMut(f64, &[f64], &[f64], &mut [f64]) + 'c;
+/// A controller evaluated by the plant: `(t, q, v_bar, v, tau)` (v = A
+/// v_bar, the tree's speeds), writing the tree torques (length nv).
+pub type Control<'c> = dyn FnMut(f64, &[f64], &[f64], &[f64], &mut [f64]) + 'c;
 
 /// Why a constrained plant cannot be built or stepped.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -62,6 +62,8 @@ pub struct Drift {
     pub after_projection: f64,
     /// Most Newton steps one projection took.
     pub newton_iterations: usize,
+    /// |phi| the last step left before its projection.
+    pub last_step: f64,
 }
 
 /// A closed chain integrated in its independent speeds by RK4 at a fixed
@@ -156,11 +158,12 @@ impl ConstrainedPlant {
         time: f64,
         control: &mut Control,
     ) -> Result<(), ConstrainedPlantError> {
-        control(time, &self.stage_q, &self.stage_v_bar, &mut self.tau);
-        let (model, ws, q, tau) = (&self.model, &mut self.ws, &self.stage_q, &self.tau);
         let chain_error = |source| ConstrainedPlantError::Chain { time, source };
+        let (model, ws, q) = (&self.model, &mut self.ws, &self.stage_q);
         self.chain.update_basis(model, ws, q).map_err(chain_error)?;
         self.chain.full_speeds(&self.stage_v_bar, &mut self.v);
+        control(time, q, &self.stage_v_bar, &self.v, &mut self.tau);
+        let tau = &self.tau;
         self.chain
             .update(model, ws, q, &self.v)
             .map_err(chain_error)?;
@@ -223,13 +226,13 @@ impl ConstrainedPlant {
     /// If `tau.len() != nv`.
     pub fn step(&mut self, tau: &[f64]) -> Result<(), ConstrainedPlantError> {
         assert_eq!(tau.len(), self.model.nv, "step: tau must have nv entries");
-        self.step_controlled(&mut |_, _, _, out: &mut [f64]| out.copy_from_slice(tau))
+        self.step_controlled(&mut |_, _, _, _, out: &mut [f64]| out.copy_from_slice(tau))
     }
 
     /// [`Self::step`] with the torques of a controller evaluated at every
-    /// RK4 stage (continuous control): `control(t, q, v_bar, tau)` writes
-    /// the tree torques (length nv) at the stage's time, tree configuration
-    /// and independent speeds.
+    /// RK4 stage (continuous control): `control(t, q, v_bar, v, tau)`
+    /// writes the tree torques (length nv) at the stage's time, tree
+    /// configuration, independent speeds and tree speeds.
     ///
     /// # Errors
     /// As [`Self::step`].
@@ -267,6 +270,7 @@ impl ConstrainedPlant {
                 time: self.t,
                 source,
             })?;
+        self.drift.last_step = drift;
         self.drift.before_projection = self.drift.before_projection.max(drift);
         self.drift.after_projection = self.drift.after_projection.max(projection.residual);
         self.drift.newton_iterations = self.drift.newton_iterations.max(projection.iterations);

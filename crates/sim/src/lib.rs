@@ -202,6 +202,9 @@ pub struct Sample {
     pub distribution: Option<DistributionSample>,
     /// The estimates' physical consistency so far (adaptive laws).
     pub parameter_consistency: Option<ParameterConsistency>,
+    /// The constrained plant's loops: the largest |phi| the last step left
+    /// before its projection (m, or a cosine; None on other plants).
+    pub constraint_drift: Option<f64>,
 }
 
 /// The sum of the normal forces of `contacts`, N (0, not -0, when empty).
@@ -263,6 +266,9 @@ pub struct Simulation {
     rates: [Rates; 4],
     /// The plant with contacts, when one replaces the own integrator.
     contact_plant: Option<ContactBackend>,
+    /// The constrained plant of a closed chain, when one replaces the own
+    /// integrator.
+    constrained: Option<Box<ConstrainedPlant>>,
     contact_stats: ContactStats,
     /// Pushes on the true plant.
     pub disturbances: Disturbances,
@@ -341,6 +347,7 @@ impl Simulation {
             stage_p: parameters.clone(),
             rates: [rate(), rate(), rate(), rate()],
             contact_plant: None,
+            constrained: None,
             contact_stats: ContactStats::default(),
             disturbances: Disturbances::none(nv),
             energy: controller.has_passive_port().then(EnergyBalance::default),
@@ -385,6 +392,26 @@ impl Simulation {
     pub fn with_contact_plant(mut self, plant: ContactPlant) -> Self {
         self.contact_plant = Some(ContactBackend::Own(Box::new(plant)));
         self
+    }
+
+    /// The same loop on the closed chain `plant` (built from this loop's
+    /// true model, initial state and step; its controller built by
+    /// `Controller::with_closed_chain`): RK4 on (q, v_bar) with the
+    /// controller at every stage (or held, when sampled) and the dependent
+    /// joints projected onto the loops after each step. The loop's state
+    /// becomes the plant's projected one.
+    pub fn with_constrained_plant(mut self, mut plant: ConstrainedPlant) -> Self {
+        self.q.copy_from_slice(plant.q());
+        if let Ok(v) = plant.speeds() {
+            self.v.copy_from_slice(v);
+        }
+        self.constrained = Some(Box::new(plant));
+        self
+    }
+
+    /// The constrained plant, if this loop runs on a closed chain.
+    pub fn constrained_plant(&self) -> Option<&ConstrainedPlant> {
+        self.constrained.as_deref()
     }
 
     /// The same loop with `pushes` acting on its plant (their anchors
@@ -557,6 +584,11 @@ impl Simulation {
             self.contact_plant = Some(backend);
             return result;
         }
+        if let Some(mut plant) = self.constrained.take() {
+            let result = self.constrained_step(&mut plant);
+            self.constrained = Some(plant);
+            return result;
+        }
         self.stage_q.copy_from_slice(&self.q);
         self.stage_v.copy_from_slice(&self.v);
         self.stage_p.copy_from_slice(&self.parameters);
@@ -578,21 +610,7 @@ impl Simulation {
                     1.0,
                     [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
                 );
-                if let Some(e) = &mut self.energy {
-                    let rate = |f: fn(&PowerFlows) -> f64| {
-                        let k = |i: usize| f(&r[i].energy);
-                        (k(0) + 2.0 * k(1) + 2.0 * k(2) + k(3)) / 6.0
-                    };
-                    *e = e.advanced(
-                        dt,
-                        &PowerFlows {
-                            supply: rate(|x| x.supply),
-                            dissipation: rate(|x| x.dissipation),
-                            mismatch: rate(|x| x.mismatch),
-                            slack: rate(|x| x.slack),
-                        },
-                    );
-                }
+                self.advance_energy_rk4(dt);
                 let mean = &self.mean_parameter_rate;
                 advance_parameters(
                     &self.controller,
@@ -626,6 +644,59 @@ impl Simulation {
         if let Some(c) = &mut self.consistency {
             c.after_step(&self.parameters);
         }
+        self.t = t + dt;
+        self.check()
+    }
+
+    /// Advances the energy integrals by RK4's weighted mean of the four
+    /// stages' power flows.
+    fn advance_energy_rk4(&mut self, dt: f64) {
+        let r = &self.rates;
+        if let Some(e) = &mut self.energy {
+            let rate = |f: fn(&PowerFlows) -> f64| {
+                let k = |i: usize| f(&r[i].energy);
+                (k(0) + 2.0 * k(1) + 2.0 * k(2) + k(3)) / 6.0
+            };
+            *e = e.advanced(
+                dt,
+                &PowerFlows {
+                    supply: rate(|x| x.supply),
+                    dissipation: rate(|x| x.dissipation),
+                    mismatch: rate(|x| x.mismatch),
+                    slack: rate(|x| x.slack),
+                },
+            );
+        }
+    }
+
+    /// One step of the constrained plant: its RK4 with the controller (and
+    /// the pushes, as generalized forces on the tree) at every stage, the
+    /// energy integrals by the same weights, the state read back.
+    fn constrained_step(&mut self, plant: &mut ConstrainedPlant) -> Result<(), Divergence> {
+        let (t, dt) = (self.t, self.dt);
+        let continuous = self.control == ControlMode::Continuous;
+        let mut k = 0;
+        let stepped = plant.step_controlled(&mut |time, q, _v_bar, v, tau| {
+            if continuous {
+                self.evaluate_controller(time, q, v, &[]);
+                self.hold_controller_output();
+            }
+            let here = continuous || (k == 0 && self.held_at_step_start);
+            self.rates[k].energy = self.push_and_account(time, (q, v, &[]), here);
+            tau.copy_from_slice(&self.plant_tau);
+            k += 1;
+        });
+        let speeds = stepped.and_then(|()| {
+            self.q.copy_from_slice(plant.q());
+            plant.speeds().map(|v| self.v.copy_from_slice(v))
+        });
+        if let Err(e) = speeds {
+            return Err(Divergence {
+                time: t,
+                reason: e.to_string(),
+            });
+        }
+        self.advance_energy_rk4(dt);
         self.t = t + dt;
         self.check()
     }
@@ -814,6 +885,7 @@ impl Simulation {
             torsion_power,
             distribution: self.controller.balance().map(|b| b.sample()),
             parameter_consistency: self.consistency.as_mut().map(|c| c.report(&p)),
+            constraint_drift: self.constrained.as_ref().map(|c| c.drift().last_step),
             parameters: p,
         }
     }
@@ -822,9 +894,14 @@ impl Simulation {
     /// both loops adapt the same parameters, the estimates. A changed
     /// controller, factorization or model then acts from the next step on
     /// (the app's live edits). Returns false, changing nothing, when the two
-    /// loops do not have the same configuration space.
+    /// loops do not have the same configuration space or this one runs on a
+    /// constrained plant.
     pub fn continue_from(&mut self, previous: &Simulation) -> bool {
-        if previous.q.len() != self.q.len() || previous.v.len() != self.v.len() {
+        // A constrained plant keeps its own state (q, v_bar): not taken over.
+        if previous.q.len() != self.q.len()
+            || previous.v.len() != self.v.len()
+            || self.constrained.is_some()
+        {
             return false;
         }
         self.t = previous.t;

@@ -86,8 +86,12 @@ struct Linearization {
 impl Simulation {
     /// The closed loop at the current state against the integrator's step,
     /// or None when the linearization is not finite (the run's own
-    /// divergence check then reports the state).
+    /// divergence check then reports the state), and None on a constrained
+    /// plant (its linearization in the independent coordinates is not built).
     pub fn step_stability(&self) -> Option<StepStability> {
+        if self.constrained.is_some() {
+            return None;
+        }
         let loop_ = self.linearize(1.0)?;
         let largest = loop_.largest_stable_step(self.integrator, self.dt);
         let margin = largest / self.dt;

@@ -97,7 +97,7 @@ fn run(law: ClosedChainLaw, factorization: Factorization) -> Run {
     let (weights, mut stage) = ([1.0, 2.0, 2.0, 1.0], 0usize);
     for _ in 0..(SECONDS / DT) as usize {
         plant
-            .step_controlled(&mut |t, q, v_bar, tau| {
+            .step_controlled(&mut |t, q, v_bar, _v, tau| {
                 let mut d = [vec![0.0; 3], vec![0.0; 3], vec![0.0; 3]];
                 reference(&centre, t, &mut d);
                 let r = ReducedReference {

@@ -182,7 +182,7 @@ fn largest_difference_from_mujoco(
         .collect();
     let (mut plant, _) =
         ConstrainedPlant::new(model, closures, q0, v_bar0, Some(&independent), dt).unwrap();
-    let mut control = |_t: f64, q: &[f64], v_bar: &[f64], tau: &mut [f64]| {
+    let mut control = |_t: f64, q: &[f64], v_bar: &[f64], _v: &[f64], tau: &mut [f64]| {
         tau.fill(0.0);
         for &(qi, vi, k, target, kp, kd) in &pd {
             tau[vi] = kp * (target - q[qi]) - kd * v_bar[k];

@@ -255,10 +255,11 @@ impl Scenario {
         model: &Model,
         task_dim: Option<usize>,
         key: &str,
-        stance_speeds: Option<usize>,
+        (stance_speeds, mobility): (Option<usize>, Option<usize>),
     ) -> Result<ControlLaw, ScenarioError> {
-        // A free root is unactuated: gains are per joint after it.
-        let n = model.nv - if model.has_free_root() { 6 } else { 0 };
+        // A free root is unactuated: gains are per joint after it; on a
+        // closed chain, per independent joint.
+        let n = mobility.unwrap_or(model.nv - if model.has_free_root() { 6 } else { 0 });
         let gain = |g: &Gain, name: &str, len: usize| -> Result<Vec<f64>, ScenarioError> {
             let v = g.expand(len).ok_or_else(|| {
                 self.invalid(

@@ -2,6 +2,7 @@
 //! model, the plant, the task and the pushes, each from its table
 //! (one file each), put together per variant here.
 
+mod closed_chain;
 mod controller;
 mod disturbances;
 mod model;
@@ -27,7 +28,8 @@ impl Scenario {
             self.add_payload(&mut plant, p, "robot.payload")?;
         }
         let stepping = self.stepping()?;
-        let (q0, v0) = self.initial_state(&nominal)?;
+        let (mut q0, v0) = self.initial_state(&nominal)?;
+        let chain = self.closed_chain(&plant, &mut q0, &v0)?;
         for model in [&plant, &nominal] {
             self.check_inertia(model, &q0)?;
         }
@@ -58,6 +60,7 @@ impl Scenario {
             pushes: self.disturbances(&nominal)?,
             contact_plant,
             stance: self.stance(&nominal, &q0)?,
+            chain,
         };
         specs
             .into_iter()
@@ -281,18 +284,30 @@ impl Scenario {
             }
             (None, false) => None,
         };
-        let law = self.control_law(controller_spec, nominal, task_dim, &ctrl_key, stance_speeds)?;
+        let chain = common.chain.as_ref().map(|c| &c.chain);
+        let mobility = chain.map(|c| c.mobility());
+        let law = self.control_law(
+            controller_spec,
+            nominal,
+            task_dim,
+            &ctrl_key,
+            (stance_speeds, mobility),
+        )?;
         self.check_natural_prior(&law, &estimate, &ctrl_key)?;
         let q0 = common.q0;
-        let reference = match &f.reference {
-            Some(r) => r.clone(),
-            None if controller_spec.is_task_space() || controller_spec.is_stance() => {
+        let reference = match (&f.reference, chain) {
+            (Some(r), _) => r.clone(),
+            // A closed chain holds its independent joints' initial values.
+            (None, Some(c)) => Reference::Hold {
+                q: closed_chain::independent_coordinates(nominal, c, q0),
+            },
+            (None, None) if controller_spec.is_task_space() || controller_spec.is_stance() => {
                 Reference::Hold {
                     q: q0[q0.len() - (nominal.nv - if nominal.has_free_root() { 6 } else { 0 })..]
                         .to_vec(),
                 }
             }
-            None => {
+            (None, None) => {
                 return Err(self.invalid(
                     &format!("{ctrl_key}.kind"),
                     format!(
@@ -306,8 +321,11 @@ impl Scenario {
             torsion: task_torsion,
             ..t.clone()
         });
-        let built = match &common.stance {
-            Some(s) if controller_spec.is_stance() => Controller::with_stance(
+        let built = match (&common.stance, chain) {
+            (_, Some(c)) => {
+                Controller::with_closed_chain(law, factorization, reference, c.clone(), &estimate)
+            }
+            (Some(s), None) if controller_spec.is_stance() => Controller::with_stance(
                 law,
                 factorization,
                 reference,
@@ -319,7 +337,11 @@ impl Scenario {
         };
         let controller = built.map_err(|e| match e {
             ControlError::Reference(_) => {
-                self.invalid("reference", format!("{e}{}", coupled_note(nominal)))
+                let note = chain.map_or_else(
+                    || coupled_note(nominal),
+                    |c| closed_chain::independent_note(nominal, c),
+                );
+                self.invalid("reference", format!("{e}{note}"))
             }
             ControlError::Task(_) => self.invalid("task", e.to_string()),
             ControlError::Stance(_) => self.invalid("stance", e.to_string()),
@@ -350,7 +372,10 @@ impl Scenario {
             simulation: match &common.contact_plant {
                 Some(ContactChoice::Rapier(r)) => simulation.with_rapier((**r).clone()),
                 Some(ContactChoice::Own(c)) => simulation.with_contact_plant((**c).clone()),
-                None => simulation,
+                None => match &common.chain {
+                    Some(c) => simulation.with_constrained_plant(c.plant.clone()),
+                    None => simulation,
+                },
             },
             duration: s.duration,
             record_period: s.record_period,
@@ -359,6 +384,7 @@ impl Scenario {
                 .stance
                 .as_ref()
                 .map(|s| self.stance_probe(common.plant, s)),
+            closed_chain: chain.map(|c| self.chain_report(nominal, c)),
         })
     }
 }
@@ -378,6 +404,8 @@ struct Common<'a> {
     contact_plant: Option<ContactChoice>,
     /// The `[stance]` resolved on the robot.
     stance: Option<stance::ResolvedStance>,
+    /// The closed chain of `[[loop_closures]]`.
+    chain: Option<closed_chain::ResolvedChain>,
 }
 
 /// The plant with contacts a scenario asks for.

@@ -230,39 +230,9 @@ impl Scenario {
         Ok(())
     }
 
-    /// An error about `key` of the `i`-th `[[stance.contacts]]`, at its line
-    /// in that table (else the table's header).
+    /// An error about `key` of the `i`-th `[[stance.contacts]]`.
     fn contact_error(&self, i: usize, key: &str, message: impl Into<String>) -> ScenarioError {
-        let lines: Vec<&str> = self.text.lines().collect();
-        let is_header = |l: &str| {
-            let l = l.trim_start();
-            l.starts_with("[[stance.contacts]]")
-        };
-        let header = lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| is_header(l))
-            .nth(i)
-            .map(|(k, _)| k);
-        let line = header.map_or_else(
-            || self.invalid("stance.contacts", "").line_or(1),
-            |h| {
-                lines[h + 1..]
-                    .iter()
-                    .take_while(|l| !l.trim_start().starts_with('['))
-                    .position(|l| {
-                        let l = l.trim_start();
-                        l.starts_with(&format!("{key} ")) || l.starts_with(&format!("{key}="))
-                    })
-                    .map_or(h + 1, |k| h + 2 + k)
-            },
-        );
-        ScenarioError::Invalid {
-            file: self.path.clone(),
-            line,
-            key: format!("stance.contacts[{i}].{key}"),
-            message: message.into(),
-        }
+        self.entry_invalid("stance.contacts", i, key, message)
     }
 }
 
@@ -287,16 +257,6 @@ impl Scenario {
                 Some(BaseReferenceSpec::Hold)
             ),
             gravity: Vector3::from(self.file.robot.gravity).norm(),
-        }
-    }
-}
-
-impl ScenarioError {
-    /// The line of an `Invalid` error (else `default`).
-    fn line_or(&self, default: usize) -> usize {
-        match self {
-            ScenarioError::Invalid { line, .. } => *line,
-            _ => default,
         }
     }
 }

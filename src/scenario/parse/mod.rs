@@ -4,6 +4,7 @@
 //! Errors name the file, the line and the key.
 
 pub(crate) mod adaptation_schema;
+pub(crate) mod loop_schema;
 pub(crate) mod names;
 pub(crate) mod schema;
 pub(crate) mod stance_schema;
@@ -120,6 +121,51 @@ impl Scenario {
             file: self.path.clone(),
             line,
             key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// An error about `key` of the `i`-th `[[table]]` entry, at its line in
+    /// that entry (else the entry's header); an empty `key`: the entry
+    /// itself, at its header.
+    pub(crate) fn entry_invalid(
+        &self,
+        table: &str,
+        i: usize,
+        key: &str,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let header = format!("[[{table}]]");
+        let at = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with(&header))
+            .nth(i)
+            .map(|(k, _)| k);
+        let line = match at {
+            None => match self.invalid(table, "") {
+                ScenarioError::Invalid { line, .. } => line,
+                _ => 1,
+            },
+            Some(h) if key.is_empty() => h + 1,
+            Some(h) => lines[h + 1..]
+                .iter()
+                .take_while(|l| !l.trim_start().starts_with('['))
+                .position(|l| {
+                    let l = l.trim_start();
+                    l.starts_with(&format!("{key} ")) || l.starts_with(&format!("{key}="))
+                })
+                .map_or(h + 1, |k| h + 2 + k),
+        };
+        ScenarioError::Invalid {
+            file: self.path.clone(),
+            line,
+            key: if key.is_empty() {
+                format!("{table}[{i}]")
+            } else {
+                format!("{table}[{i}].{key}")
+            },
             message: message.into(),
         }
     }

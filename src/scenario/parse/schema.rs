@@ -8,6 +8,7 @@ use crate::sim::{Environment, Integrator};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+pub use super::loop_schema::*;
 pub use super::stance_schema::*;
 
 /// A whole scenario file.
@@ -35,6 +36,12 @@ pub struct ScenarioFile {
     /// (recorded for any controller when given: the `stance` metrics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stance: Option<StanceSpec>,
+    /// The cut joints of a closed chain (the URDF is its spanning tree).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loop_closures: Vec<LoopClosureSpec>,
+    /// The closed chain's independent joints and initial projection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_chain: Option<ClosedChainSpec>,
     #[serde(default)]
     pub initial: InitialSpec,
     #[serde(default)]

@@ -81,6 +81,9 @@ pub fn series(result: &VariantResult) -> Series {
     if !first.pushes.is_empty() {
         columns.extend(["push_fx", "push_fy", "push_fz"].map(String::from));
     }
+    if first.constraint_drift.is_some() {
+        columns.push("constraint_drift".into());
+    }
     let mut data = Vec::with_capacity(columns.len() * result.samples.len());
     let v0 = first.lyapunov.value;
     for s in &result.samples {
@@ -113,6 +116,9 @@ pub fn series(result: &VariantResult) -> Series {
                 [acc[0] + p.force.x, acc[1] + p.force.y, acc[2] + p.force.z]
             });
             data.extend(f);
+        }
+        if first.constraint_drift.is_some() {
+            data.push(s.constraint_drift.unwrap_or(f64::NAN));
         }
     }
     Series { columns, data }
@@ -160,6 +166,7 @@ pub fn summary(result: &VariantResult) -> serde_json::Value {
         "spectrum": spectrum_summary(&variant_spectra(result)),
         "step_stability": step_stability_summary(result),
         "stance": result.stance,
+        "closed_chain": result.closed_chain,
         "adaptation": last.and_then(|x| x.parameter_consistency),
         "wall_time_s": result.wall_time,
         "real_time_factor": if result.wall_time > 0.0 { result.simulated_time / result.wall_time } else { f64::INFINITY },

@@ -32,6 +32,28 @@ pub struct VariantResult {
     pub step_stability: Option<StepStability>,
     /// The stance metrics (runs with a `[stance]`).
     pub stance: Option<crate::scenario::StanceMetrics>,
+    /// The closed chain and its constraint drift (runs with
+    /// `[[loop_closures]]`).
+    pub closed_chain: Option<ChainReport>,
+}
+
+/// A closed chain's partition and its loops' drift over a run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ChainReport {
+    /// The number of independent speeds.
+    pub mobility: usize,
+    /// The independent joints, and how they were chosen: `given`
+    /// (`closed_chain.independent`) or `qr` (column-pivoted QR of the loop
+    /// Jacobian at the initial configuration).
+    pub independent_joints: Vec<String>,
+    pub chosen_by: &'static str,
+    pub dependent_joints: Vec<String>,
+    /// The largest |phi| a step left before its projection (m, or a
+    /// cosine for a revolute closure's axis rows), and after it.
+    pub max_drift_before_projection: f64,
+    pub max_drift_after_projection: f64,
+    /// The most Newton steps one projection took.
+    pub max_newton_iterations: usize,
 }
 
 impl Variant {
@@ -85,6 +107,14 @@ pub fn run_variant_until(
         }
     }
     let stance = variant.stance.as_ref().and_then(|p| p.metrics(&samples));
+    let closed_chain = variant.closed_chain.map(|mut report| {
+        if let Some(drift) = sim.constrained_plant().map(|p| p.drift()) {
+            report.max_drift_before_projection = drift.before_projection;
+            report.max_drift_after_projection = drift.after_projection;
+            report.max_newton_iterations = drift.newton_iterations;
+        }
+        report
+    });
     VariantResult {
         name: variant.name,
         simulated_time: samples.last().map_or(0.0, |s| s.t),
@@ -97,5 +127,6 @@ pub fn run_variant_until(
         singular_region: variant.singular_region,
         step_stability,
         stance,
+        closed_chain,
     }
 }
