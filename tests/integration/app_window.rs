@@ -282,6 +282,11 @@ fn every_shipped_scenario_renders_its_robots() {
     assert!(scenarios.len() >= 4);
     for path in scenarios {
         let text = std::fs::read_to_string(&path).unwrap();
+        // The app refuses a closed chain with a message (it cannot show one
+        // yet); closed_chain_scenarios.rs runs them headless.
+        if text.contains("[[loop_closures]]") {
+            continue;
+        }
         let variants = text.matches("[[variants]]").count().max(1);
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let speed = if text.contains("builtin = \"point_mass\"") {
