@@ -8,7 +8,6 @@
 //! [`PowerFlows`](crate::PowerFlows)).
 
 use crate::closed_chain::{ClosedChainControl, ClosedChainLaw, ReducedReference};
-use crate::tracking::Tracking;
 use crate::{ControlError, ControlLaw, Controller, Desired, Lyapunov, Reference};
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::{ClosedChain, Factorization};
@@ -203,19 +202,10 @@ impl Controller {
                 "{e} (on a closed chain: one per independent joint)"
             ))
         })?;
+        let ws = Workspace::new(model);
         Ok(Controller {
-            law,
-            factorization,
-            reference,
-            task: None,
-            stance: None,
-            balance: None,
             closed_chain: Some(Box::new(chain)),
-            tracking: Tracking::new(model.nv, model.neutral_configuration(), (0, 0)),
-            ws: Workspace::new(model),
-            tau: vec![0.0; model.nv],
-            parameter_rate: vec![0.0; 10 * model.nbodies()],
-            regressor_s: vec![0.0; 10 * model.nbodies()],
+            ..Controller::bare(law, factorization, reference, model, ws, (0, 0))
         })
     }
 

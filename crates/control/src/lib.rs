@@ -100,6 +100,9 @@ pub struct Controller {
     ws: Workspace,
     /// Joint torques of the last `compute`.
     pub tau: Vec<f64>,
+    /// The free root's rows of the torque the law demanded at the last
+    /// evaluation (`compute` zeroes them in `tau`: the root is unactuated).
+    demanded_root: Vec<f64>,
     /// Parameter rate pi_hat_dot of the last `compute` (adaptive Slotine-Li).
     pub parameter_rate: Vec<f64>,
     /// Y^T s of the last `compute` (adaptive Slotine-Li).
@@ -170,19 +173,43 @@ impl Controller {
             }
         }
         Ok(Controller {
+            task: task.map(|t| Box::new(TaskControl::new(t, model))),
+            ..Controller::bare(
+                law,
+                factorization,
+                reference,
+                model,
+                Workspace::new(model),
+                root,
+            )
+        })
+    }
+
+    /// A controller of `law` on `model` with a root of `root` (speeds,
+    /// coordinates) and no task, stance or balance part.
+    fn bare(
+        law: ControlLaw,
+        factorization: Factorization,
+        reference: Reference,
+        model: &Model,
+        ws: Workspace,
+        root: (usize, usize),
+    ) -> Controller {
+        Controller {
             law,
             factorization,
             reference,
-            task: task.map(|t| Box::new(TaskControl::new(t, model))),
+            task: None,
             stance: None,
             balance: None,
             closed_chain: None,
             tracking: Tracking::new(model.nv, model.neutral_configuration(), root),
-            ws: Workspace::new(model),
+            ws,
             tau: vec![0.0; model.nv],
+            demanded_root: vec![0.0; root.0],
             parameter_rate: vec![0.0; 10 * model.nbodies()],
             regressor_s: vec![0.0; 10 * model.nbodies()],
-        })
+        }
     }
 
     /// The task, if the controller has one.
@@ -286,6 +313,8 @@ impl Controller {
         if let (Some(a), true) = (self.law.adaptation(), adapt) {
             a.rate(&mut ev, &mut self.regressor_s, &mut self.parameter_rate);
         }
+        let root = self.demanded_root.len();
+        self.demanded_root.copy_from_slice(&self.tau[..root]);
     }
 
     /// The reference speed the law multiplies C by and its passive output,

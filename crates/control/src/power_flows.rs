@@ -37,7 +37,8 @@ use passivity_dynamics::model::Model;
 /// Where the controller's last `compute` was, for [`Controller::power_flows`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LastCompute {
-    /// At this state with the plant's own parameters: tau* = tau.
+    /// At this state with the plant's own parameters: tau* = tau (a free
+    /// root's rows: those the law demanded before they were zeroed).
     Exact,
     /// At this state with the current estimates, its torque applied.
     AtThisState,
@@ -113,9 +114,15 @@ impl Controller {
                 self.balance.as_deref(),
             )?,
         };
+        let root = self.demanded_root.len();
         for k in 0..y.len() {
+            let tau_star = if k < root {
+                self.demanded_root[k]
+            } else {
+                self.tau[k]
+            };
             flows.supply += y[k] * tau_ext[k];
-            flows.mismatch += y[k] * (tau[k] - self.tau[k]);
+            flows.mismatch += y[k] * (tau[k] - tau_star);
         }
         flows.dissipation = dissipation;
         if let Some(b) = self.balance.as_deref() {

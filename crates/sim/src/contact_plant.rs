@@ -10,7 +10,9 @@
 //!   (Featherstone 2005): O(n d^2) to factorize, O(n d) per solve (d the
 //!   depth in speeds; see `algorithms::Ltdl`).
 //! - Contacts: parry3d's contact manifolds (the ones rapier uses) between
-//!   the robot's collision shapes and each environment object, within the
+//!   the robot's collision shapes and each environment object (a convex
+//!   hull on the ground: its vertices within reach, see [`crate::hull_on_ground`]),
+//!   within the
 //!   distance a shape can cover in the step ([`MARGIN`] plus twice its
 //!   fastest point's travel), at most four points per body and object
 //!   (spanning the patch). Each point gets a normal row and two tangent
@@ -49,13 +51,17 @@ use super::environment::Environment;
 use super::hull_cache::HullCache;
 use crate::colliders::{environment_colliders, part_collider, pose, Contact};
 use crate::geometry::Part;
+use crate::hull_on_ground::{HullGraph, Walk};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::math::{Pose, Vector};
-use parry3d_f64::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
-use parry3d_f64::shape::SharedShape;
+use parry3d_f64::query::{
+    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, TrackedContact,
+};
+use parry3d_f64::shape::{PackedFeatureId, SharedShape};
 use passivity_dynamics::algorithms::{crba, rnea, Ltdl, Workspace};
 use passivity_dynamics::model::{Joint, Model};
 use passivity_dynamics::spatial::{Mat3, Transform, Vec3};
+use std::sync::Arc;
 
 /// Distance below which a resting shape's contact points enter the
 /// problem, m; a moving shape's reach adds twice the distance its fastest
@@ -97,6 +103,10 @@ struct RobotShape {
     radius: f64,
     /// Distance within which its contact points count this step, m.
     reach: f64,
+    /// A convex hull's vertex graph (its contacts with the ground).
+    hull: Option<Arc<HullGraph>>,
+    /// The hull's lowest vertex at the last step.
+    lowest: usize,
 }
 
 /// The robot shapes on one body.
@@ -119,6 +129,8 @@ struct Candidate {
 /// A fixed environment object.
 #[derive(Clone)]
 struct WorldShape {
+    /// The ground's height (the ground is the half-space below it).
+    ground: Option<f64>,
     at: Transform,
     pose: Pose,
     shape: SharedShape,
@@ -182,6 +194,11 @@ pub struct ContactPlant {
     /// robot-major;
     /// each point's data is its impulse (normal, tangent 1, tangent 2).
     manifolds: Vec<ContactManifold<(), [f64; 3]>>,
+    /// Scratch of the hulls' contacts with the ground: the walk, the
+    /// vertices it reached, and a manifold's points of the last step.
+    walk: Walk,
+    reached: Vec<(usize, f64)>,
+    old_points: Vec<TrackedContact<[f64; 3]>>,
     limits: Vec<Limit>,
     candidates: Vec<Candidate>,
     /// Slot of each body's H^-1 J_b^T in `body_y` this step (usize::MAX: none).
@@ -282,6 +299,9 @@ impl ContactPlant {
             slots: 0,
             body_y: Vec::new(),
             manifolds: Vec::new(),
+            walk: Walk::default(),
+            reached: Vec::new(),
+            old_points: Vec::new(),
             limit_impulses: vec![[0.0; 2]; limits.len()],
             limits,
             ltdl: Ltdl::new(model),
@@ -308,7 +328,7 @@ impl ContactPlant {
     /// query per shape instead of GJK against rapier's slab).
     pub fn add_environment(&mut self, environment: &Environment) {
         for (k, c) in environment_colliders(environment).into_iter().enumerate() {
-            let (shape, at, aabb) = match &environment.ground {
+            let (shape, at, aabb, ground) = match &environment.ground {
                 Some(g) if k == 0 => {
                     let at = Transform::new(Mat3::identity(), Vec3::new(0.0, 0.0, g.height));
                     let far = 1e30;
@@ -316,14 +336,15 @@ impl ContactPlant {
                         Vector::new(-far, -far, -far),
                         Vector::new(far, far, g.height),
                     );
-                    (SharedShape::halfspace(Vector::Z), at, aabb)
+                    (SharedShape::halfspace(Vector::Z), at, aabb, Some(g.height))
                 }
                 _ => {
                     let aabb = c.shape.compute_aabb(&pose(&c.at));
-                    (c.shape, c.at, aabb)
+                    (c.shape, c.at, aabb, None)
                 }
             };
             self.world.push(WorldShape {
+                ground,
                 pose: pose(&at),
                 at,
                 aabb,
@@ -357,6 +378,10 @@ impl ContactPlant {
                 center: sphere.center,
                 radius: sphere.radius,
                 reach: MARGIN,
+                hull: shape
+                    .as_convex_polyhedron()
+                    .map(|h| Arc::new(HullGraph::new(h))),
+                lowest: 0,
                 shape,
             });
             let i = self.robot.len() - 1;
@@ -442,6 +467,11 @@ impl ContactPlant {
                     m.points.clear();
                     continue;
                 }
+                if let (Some(height), Some(hull)) = (w.ground, &s.hull) {
+                    let walk = (&mut self.walk, &mut self.reached, &mut self.old_points);
+                    hull_on_ground(hull, (&x, height), (s.reach, &mut s.lowest), walk, m);
+                    continue;
+                }
                 // The object first, as in rapier: the manifold normal is then
                 // the object's (the ground's up), not a facet of the robot's hull.
                 let pos12 = w.pose.inverse() * p1;
@@ -518,16 +548,18 @@ impl ContactPlant {
                 }
                 let slot = self.body_inverse_jacobian(body);
                 drop_near_duplicates(&mut self.candidates);
-                let (chosen, count) = reduce(&self.candidates);
+                let candidates = &self.candidates;
+                let (chosen, count) = reduce(
+                    candidates.len(),
+                    |i| candidates[i].at,
+                    |i| candidates[i].dist,
+                );
                 let (friction, restitution) = (self.world[j].friction, self.world[j].restitution);
                 for &ci in &chosen[..count] {
                     let c = self.candidates[ci];
                     let (t1, t2) = tangents(&c.normal);
                     let first = self.push_rows(3);
-                    let mut inv_w = [0.0; 3];
-                    for (k, d) in [c.normal, t1, t2].iter().enumerate() {
-                        inv_w[k] = self.point_row(first + k, body, slot, &c.at, d);
-                    }
+                    let inv_w = self.point_rows(first, (body, slot), &c.at, &[c.normal, t1, t2]);
                     let u_before = dot(self.row(first), v);
                     let mut bias = if c.dist > 0.0 {
                         c.dist / dt
@@ -626,32 +658,48 @@ impl ContactPlant {
         slot
     }
 
-    /// Row `r`: J_r, the velocity of the body point `point` along `d`
-    /// (c^T J_b with c = [point x d; d]), and H^-1 J_r^T = Y_b c from the
-    /// body's slot. Returns 1 / (J_r H^-1 J_r^T).
-    fn point_row(&mut self, r: usize, body: usize, slot: usize, point: &Vec3, d: &Vec3) -> f64 {
+    /// Rows `first..first + 3`: J_r, the velocity of the body point `point`
+    /// along each of `dirs` (c^T J_b with c = [point x d; d]), and
+    /// H^-1 J_r^T = Y_b c from the body's slot. Returns each row's
+    /// 1 / (J_r H^-1 J_r^T).
+    fn point_rows(
+        &mut self,
+        first: usize,
+        (body, slot): (usize, usize),
+        point: &Vec3,
+        dirs: &[Vec3; 3],
+    ) -> [f64; 3] {
         let nv = self.model.nv;
-        let c = point.cross(d);
-        let c = [c.x, c.y, c.z, d.x, d.y, d.z];
-        let jr = &mut self.jac[r * nv..(r + 1) * nv];
-        jr.fill(0.0);
+        let jac = &mut self.jac[first * nv..(first + 3) * nv];
+        jac.fill(0.0);
         let b = &self.model.bodies[body];
         for k in self.model.support(b.v_index + b.joint.nv() - 1) {
             let phi = self.ws.axes[k];
             let (s, m) = self.model.system_speed(k);
-            jr[s] += m * d.dot(&(phi.lin + phi.ang.cross(point)));
+            // The point's velocity per unit of speed k.
+            let u = m * (phi.lin + phi.ang.cross(point));
+            for (row, d) in dirs.iter().enumerate() {
+                jac[row * nv + s] += d.dot(&u);
+            }
         }
-        let y = &mut self.minv_jt[r * nv..(r + 1) * nv];
-        let yb = &self.body_y[slot * nv..(slot + 1) * nv];
-        for (yk, row) in y.iter_mut().zip(yb) {
-            *yk = row.iter().zip(&c).map(|(a, b)| a * b).sum();
+        // Y_b c = [a; l] . [point x d; d] = d . (l + a x point), the same
+        // point velocity for all three directions.
+        let y = &mut self.minv_jt[first * nv..(first + 3) * nv];
+        for (k, yb) in self.body_y[slot * nv..(slot + 1) * nv].iter().enumerate() {
+            let a = Vec3::new(yb[0], yb[1], yb[2]);
+            let w = Vec3::new(yb[3], yb[4], yb[5]) + a.cross(point);
+            for (row, d) in dirs.iter().enumerate() {
+                y[row * nv + k] = d.dot(&w);
+            }
         }
-        let w = dot(jr, y);
-        if w > 0.0 {
-            1.0 / w
-        } else {
-            0.0
-        }
+        std::array::from_fn(|row| {
+            let w = dot(&jac[row * nv..(row + 1) * nv], &y[row * nv..(row + 1) * nv]);
+            if w > 0.0 {
+                1.0 / w
+            } else {
+                0.0
+            }
+        })
     }
 
     /// Projected Gauss-Seidel from the warm start; `v` holds v_free on
@@ -685,6 +733,11 @@ impl ContactPlant {
                 let Kind::Contact { friction, .. } = c.kind else {
                     continue;
                 };
+                let limit = friction * c.lambda[0];
+                if limit == 0.0 && c.lambda[1] == 0.0 && c.lambda[2] == 0.0 {
+                    // A point that carries no impulse has no friction to change.
+                    continue;
+                }
                 // Tangent rows: a Jacobi step on the pair, projected on the disk.
                 let (a1, b1) = row(c.first + 1);
                 let (a2, b2) = row(c.first + 2);
@@ -692,7 +745,6 @@ impl ContactPlant {
                 let u2 = dot(&self.jac[a2..b2], v);
                 let mut l1 = c.lambda[1] - u1 * c.inv_w[1];
                 let mut l2 = c.lambda[2] - u2 * c.inv_w[2];
-                let limit = friction * c.lambda[0];
                 let norm = (l1 * l1 + l2 * l2).sqrt();
                 if norm > limit {
                     let s = if norm > 0.0 { limit / norm } else { 0.0 };
@@ -742,23 +794,76 @@ impl ContactPlant {
     }
 }
 
-/// At most four contact points that span the candidates (as rapier keeps
-/// per manifold for its solver): the deepest, the farthest from it, the
-/// farthest from the line through those two, and the farthest from those
-/// three. Indices into `candidates`, and how many there are.
-fn reduce(candidates: &[Candidate]) -> ([usize; 4], usize) {
-    let n = candidates.len();
+/// The manifold of a convex hull at `x` with the ground at `height`: its
+/// vertices within `reach` of the plane (see [`crate::hull_on_ground`]),
+/// each keeping the impulse its vertex had in the manifold of the last
+/// step; `lowest` is the hull's lowest vertex (a guess in, found out).
+fn hull_on_ground(
+    hull: &HullGraph,
+    (x, height): (&Transform, f64),
+    (reach, lowest): (f64, &mut usize),
+    (walk, reached, old_points): (
+        &mut Walk,
+        &mut Vec<(usize, f64)>,
+        &mut Vec<TrackedContact<[f64; 3]>>,
+    ),
+    m: &mut ContactManifold<(), [f64; 3]>,
+) {
+    // Heights above the plane z = height: d(p) = (R^T e_z) . p + t_z - height.
+    let r = &x.rot;
+    let up_in_hull = Vec3::new(r[(2, 0)], r[(2, 1)], r[(2, 2)]);
+    hull.within_reach(
+        (&up_in_hull, x.trans.z - height),
+        reach,
+        lowest,
+        walk,
+        reached,
+    );
+    std::mem::swap(&mut m.points, old_points);
+    m.points.clear();
+    // A rounded foot's mesh has tens of vertices within reach on a patch a
+    // few mm wide: the four that span it, as for the rows of a body.
+    let (chosen, count) = reduce(
+        reached.len(),
+        |i| hull.point(reached[i].0),
+        |i| reached[i].1,
+    );
+    for &(k, dist) in chosen[..count].iter().map(|&i| &reached[i]) {
+        let vertex = PackedFeatureId::vertex(k as u32);
+        let p = hull.point(k);
+        let on_plane = x.transform_point(&p);
+        let mut contact = TrackedContact::new(
+            Vector::new(on_plane.x, on_plane.y, 0.0),
+            Vector::new(p.x, p.y, p.z),
+            PackedFeatureId::face(0),
+            vertex,
+            dist,
+        );
+        if let Some(old) = old_points.iter().find(|o| o.fid2 == vertex) {
+            contact.data = old.data;
+        }
+        m.points.push(contact);
+    }
+    m.local_n1 = Vector::Z;
+    m.local_n2 = -Vector::new(up_in_hull.x, up_in_hull.y, up_in_hull.z);
+}
+
+/// At most four of `n` contact points, at `p(i)` with distance `dist(i)`,
+/// that span them (as rapier keeps per manifold for its solver): the
+/// deepest, the farthest from it, the farthest from the line through those
+/// two, and the farthest from those three. Their indices, and how many
+/// there are.
+fn reduce(n: usize, p: impl Fn(usize) -> Vec3, dist: impl Fn(usize) -> f64) -> ([usize; 4], usize) {
     if n <= 4 {
         return ([0, 1, 2, 3], n);
     }
-    let p = |i: usize| candidates[i].at;
     let argmax = |f: &dyn Fn(usize) -> f64| {
         (0..n)
             .map(|i| (i, f(i)))
             .fold((0, f64::MIN), |best, x| if x.1 > best.1 { x } else { best })
             .0
     };
-    let a = argmax(&|i| -candidates[i].dist);
+    let a = argmax(&|i| -dist(i));
     let b = argmax(&|i| (p(i) - p(a)).norm_squared());
     let c = argmax(&|i| (p(i) - p(a)).cross(&(p(b) - p(a))).norm_squared());
     let d = argmax(&|i| {

@@ -23,6 +23,7 @@ mod disturbance;
 mod environment;
 pub mod geometry;
 mod hull_cache;
+mod hull_on_ground;
 mod parameter_consistency;
 #[cfg(feature = "rapier")]
 mod rapier_plant;
@@ -283,8 +284,9 @@ pub struct Simulation {
     /// Buffers for the recorded contorsion force.
     contorsion: ContorsionForce,
     /// Whether the controller's evaluation at each stage is already the
-    /// law with the true model (continuous control, exact fixed estimate,
-    /// fixed root): the bookkeeping then reuses it.
+    /// law with the true model (continuous control, exact fixed estimate):
+    /// the bookkeeping then reuses it (a free root's rows: as the law
+    /// demanded them before they were zeroed).
     controller_is_exact: bool,
     /// The held torque was computed at the state this step started from.
     held_at_step_start: bool,

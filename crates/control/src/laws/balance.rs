@@ -13,7 +13,7 @@
 use super::{ControlLaw, Evaluation, StorageParts};
 use crate::balance::{BalanceGains, BalanceTarget, CompliantBalance, Support};
 use crate::stance::Stance;
-use crate::tracking::{norm, Tracking};
+use crate::tracking::norm;
 use crate::{ControlError, Controller, Desired, Reference};
 use nalgebra::Vector3;
 use passivity_dynamics::algorithms::{center_of_mass, Workspace};
@@ -151,19 +151,11 @@ impl Controller {
         let law =
             CompliantBalance::new(model, supports, gains.clone(), target, stance.distribution)
                 .map_err(|e| ControlError::Stance(e.to_string()))?;
+        let balance = Some(Box::new(BalanceControl { law, fault: None }));
+        let law = ControlLaw::Balance(gains);
         Ok(Controller {
-            law: ControlLaw::Balance(gains),
-            factorization,
-            reference,
-            task: None,
-            stance: None,
-            balance: Some(Box::new(BalanceControl { law, fault: None })),
-            tracking: Tracking::new(model.nv, model.neutral_configuration(), (6, 7)),
-            ws,
-            closed_chain: None,
-            tau: vec![0.0; model.nv],
-            parameter_rate: vec![0.0; 10 * model.nbodies()],
-            regressor_s: vec![0.0; 10 * model.nbodies()],
+            balance,
+            ..Controller::bare(law, factorization, reference, model, ws, (6, 7))
         })
     }
 

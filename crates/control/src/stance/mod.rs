@@ -56,7 +56,6 @@ mod stance_control;
 pub use base_reference::{BaseReference, BaseSample};
 pub use stance_control::{Foothold, Stance, StanceControl, StanceFault, StanceStatus};
 
-use crate::tracking::Tracking;
 use crate::{ControlError, ControlLaw, Controller, Reference};
 use passivity_dynamics::algorithms::Workspace;
 use passivity_dynamics::factorization::Factorization;
@@ -167,18 +166,8 @@ impl Controller {
         let stance =
             StanceControl::new(stance, model, &mut ws, q, &gains).map_err(ControlError::Stance)?;
         Ok(Controller {
-            law,
-            factorization,
-            reference,
-            task: None,
             stance: Some(Box::new(stance)),
-            balance: None,
-            tracking: Tracking::new(model.nv, model.neutral_configuration(), (6, 7)),
-            ws,
-            closed_chain: None,
-            tau: vec![0.0; model.nv],
-            parameter_rate: vec![0.0; 10 * model.nbodies()],
-            regressor_s: vec![0.0; 10 * model.nbodies()],
+            ..Controller::bare(law, factorization, reference, model, ws, (6, 7))
         })
     }
 
