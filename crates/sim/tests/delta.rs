@@ -187,7 +187,7 @@ fn track(
     for _ in 0..(SECONDS / DT).round() as usize {
         let mut stage = 0usize;
         plant
-            .step_controlled(&mut |t, q, v_bar, tau| {
+            .step_controlled(&mut |t, q, v_bar, _v, tau| {
                 let mut d = [[0.0; 3]; 3];
                 circle(&centre, t, &mut d);
                 control
