@@ -194,11 +194,7 @@ pub struct ContactPlant {
     /// robot-major;
     /// each point's data is its impulse (normal, tangent 1, tangent 2).
     manifolds: Vec<ContactManifold<(), [f64; 3]>>,
-    /// Scratch of the hulls' contacts with the ground: the walk, the
-    /// vertices it reached, and a manifold's points of the last step.
-    walk: Walk,
-    reached: Vec<(usize, f64)>,
-    old_points: Vec<TrackedContact<[f64; 3]>>,
+    ground_scratch: GroundScratch,
     limits: Vec<Limit>,
     candidates: Vec<Candidate>,
     /// Slot of each body's H^-1 J_b^T in `body_y` this step (usize::MAX: none).
@@ -299,9 +295,7 @@ impl ContactPlant {
             slots: 0,
             body_y: Vec::new(),
             manifolds: Vec::new(),
-            walk: Walk::default(),
-            reached: Vec::new(),
-            old_points: Vec::new(),
+            ground_scratch: GroundScratch::default(),
             limit_impulses: vec![[0.0; 2]; limits.len()],
             limits,
             ltdl: Ltdl::new(model),
@@ -468,8 +462,8 @@ impl ContactPlant {
                     continue;
                 }
                 if let (Some(height), Some(hull)) = (w.ground, &s.hull) {
-                    let walk = (&mut self.walk, &mut self.reached, &mut self.old_points);
-                    hull_on_ground(hull, (&x, height), (s.reach, &mut s.lowest), walk, m);
+                    let scratch = &mut self.ground_scratch;
+                    hull_on_ground(hull, (&x, height), (s.reach, &mut s.lowest), scratch, m);
                     continue;
                 }
                 // The object first, as in rapier: the manifold normal is then
@@ -794,6 +788,15 @@ impl ContactPlant {
     }
 }
 
+/// Scratch of the hulls' contacts with the ground: the walk, the vertices
+/// it reached, and a manifold's points of the last step.
+#[derive(Clone, Default)]
+struct GroundScratch {
+    walk: Walk,
+    reached: Vec<(usize, f64)>,
+    old_points: Vec<TrackedContact<[f64; 3]>>,
+}
+
 /// The manifold of a convex hull at `x` with the ground at `height`: its
 /// vertices within `reach` of the plane (see [`crate::hull_on_ground`]),
 /// each keeping the impulse its vertex had in the manifold of the last
@@ -802,11 +805,11 @@ fn hull_on_ground(
     hull: &HullGraph,
     (x, height): (&Transform, f64),
     (reach, lowest): (f64, &mut usize),
-    (walk, reached, old_points): (
-        &mut Walk,
-        &mut Vec<(usize, f64)>,
-        &mut Vec<TrackedContact<[f64; 3]>>,
-    ),
+    GroundScratch {
+        walk,
+        reached,
+        old_points,
+    }: &mut GroundScratch,
     m: &mut ContactManifold<(), [f64; 3]>,
 ) {
     // Heights above the plane z = height: d(p) = (R^T e_z) . p + t_z - height.
