@@ -96,8 +96,11 @@ pub struct RobotViewPlugin;
 
 impl Plugin for RobotViewPlugin {
     fn build(&self, app: &mut App) {
+        // The robots turn translucent while the inertia view is on: the
+        // setting exists with or without that view's plugin.
         app.init_resource::<ViewLayout>()
             .init_resource::<RobotViewState>()
+            .init_resource::<InertiaViewSettings>()
             .add_systems(
                 Update,
                 (rebuild_robots, style_ghosts, place_robots)

@@ -166,7 +166,7 @@ pub struct Bench {
 }
 
 impl Bench {
-    /// Random states (seed 7) for `model`, with end frames `frames` for
+    /// Random states (random seed 7) for `model`, with end frames `frames` for
     /// the lambda_inv_* algorithms.
     pub fn new(model: Model, frames: Vec<usize>) -> anyhow::Result<Bench> {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
