@@ -4,6 +4,7 @@ the exception's `partial`, marked interrupted (never as complete)."""
 
 import _thread
 import json
+import signal
 import threading
 import time
 
@@ -23,30 +24,23 @@ def long_point_mass(duration):
 
 
 def interrupted(call, after=0.5):
-    """Calls `call()` while Ctrl-C is pressed after `after` seconds, and
-    again every `after` seconds until the call returns; returns (the
-    KeyboardInterrupt, seconds the call took).
+    """Calls `call()` while a timer presses Ctrl-C after `after` seconds;
+    returns (the KeyboardInterrupt, seconds the call took).
 
-    Pressed again: once in a CI run (2026-11-28) the first simulated
-    Ctrl-C (`_thread.interrupt_main`) was never seen and the 20,000 s run
-    went on for 14 minutes; the race was not found and never reproduced
-    alone. A lost press now costs `after` seconds (inside the 5 s the tests
-    allow) instead of hanging the suite."""
-    returned = threading.Event()
-
-    def press():
-        while not returned.wait(after):
-            _thread.interrupt_main()
-
-    presser = threading.Thread(target=press, daemon=True)
+    Python's own SIGINT handler is installed for the call: a process
+    started in the background by a non-interactive shell (`cmd &` in a
+    script) inherits SIGINT ignored, Python then installs no handler, and
+    `_thread.interrupt_main` does nothing, so the run went on for minutes."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(after, _thread.interrupt_main)
     start = time.monotonic()
-    presser.start()
+    timer.start()
     try:
         with pytest.raises(KeyboardInterrupt) as caught:
             call()
     finally:
-        returned.set()
-        presser.join()
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     return caught.value, time.monotonic() - start
 
 
