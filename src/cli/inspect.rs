@@ -99,17 +99,7 @@ fn scenario_chain(path: &std::path::Path) -> anyhow::Result<()> {
             l.kind.name()
         );
     }
-    println!(
-        "mobility {}; independent joints ({}): {}; dependent: {}",
-        c.mobility,
-        if c.chosen_by == "qr" {
-            "chosen by column-pivoted QR"
-        } else {
-            "given"
-        },
-        c.independent_joints.join(", "),
-        c.dependent_joints.join(", ")
-    );
+    println!("{}", c.partition());
     let q: Vec<String> = variants[0]
         .simulation
         .q

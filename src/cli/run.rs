@@ -116,17 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     if let Some(c) = variants.first().and_then(|v| v.closed_chain.as_ref()) {
-        eprintln!(
-            "closed chain: mobility {}; independent joints ({}): {}; dependent: {}",
-            c.mobility,
-            if c.chosen_by == "qr" {
-                "chosen by column-pivoted QR"
-            } else {
-                "given"
-            },
-            c.independent_joints.join(", "),
-            c.dependent_joints.join(", ")
-        );
+        eprintln!("closed chain: {}", c.partition());
     }
     let results = run_all(variants, &estimate);
     write_results(folder.path(), &scenario, &results)

@@ -56,6 +56,24 @@ pub struct ChainReport {
     pub max_newton_iterations: usize,
 }
 
+impl ChainReport {
+    /// The partition in words: mobility, the independent joints and how
+    /// they were chosen, the dependent joints.
+    pub fn partition(&self) -> String {
+        let how = if self.chosen_by == "qr" {
+            "chosen by column-pivoted QR"
+        } else {
+            "given"
+        };
+        format!(
+            "mobility {}; independent joints ({how}): {}; dependent: {}",
+            self.mobility,
+            self.independent_joints.join(", "),
+            self.dependent_joints.join(", ")
+        )
+    }
+}
+
 impl Variant {
     /// Integration steps to the duration (at least one; the budget refuses
     /// counts too large to run before this is used as a loop bound).
