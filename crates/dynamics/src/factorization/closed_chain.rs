@@ -677,5 +677,9 @@ fn speed_error(e: SpeedListError, nv: usize) -> ClosedChainError {
     }
 }
 
+mod cluster_tree;
+
+pub use cluster_tree::{ClusterChain, ClusterChainError};
+
 #[cfg(test)]
 mod tests;

@@ -18,8 +18,8 @@ mod task_space;
 
 pub use change_of_coordinates::{transform_coriolis, transform_coriolis_into};
 pub use closed_chain::{
-    ClosedChain, ClosedChainError, Projection, LOOP_CLOSURE_TOLERANCE, PROJECTION_MAX_ITERATIONS,
-    PROJECTION_TOLERANCE,
+    ClosedChain, ClosedChainError, ClusterChain, ClusterChainError, Projection,
+    LOOP_CLOSURE_TOLERANCE, PROJECTION_MAX_ITERATIONS, PROJECTION_TOLERANCE,
 };
 pub use constraint_manifold::CONSTRAINT_PIVOT_TOLERANCE;
 pub use diagnostics::{diagnose, skew_residual, Diagnoser, Diagnostics};

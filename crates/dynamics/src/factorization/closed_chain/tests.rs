@@ -12,6 +12,8 @@ use crate::model::{random_tree, LoopKind, RandomTreeOptions, RootJoint, SplitMix
 use crate::spatial::Vec3;
 use nalgebra::DVector;
 
+mod cluster_tree;
+
 const EVERY_FACTORIZATION: [&str; 4] = ["christoffel", "classic", "alternate", "torsion"];
 
 struct Mechanism {

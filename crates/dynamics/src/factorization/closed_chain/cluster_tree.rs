@@ -1,0 +1,416 @@
+//! Closed kinematic chains by the cluster-tree method (Wensing, Englsberger
+//! & Slotine (2023), sec. VI-C2): the bodies of each local loop, such as a
+//! four-bar knee, form one cluster whose joint speeds follow its own
+//! independent ones by qdot_k = A_k(q) v_bar_k, and the clusters form a
+//! tree over which their Algorithm 1 for clusters runs
+//! (`algorithms/cluster_coriolis.rs`), with Phi_k built from A_k and
+//! Phi_dot_k from A_dot_k.
+//!
+//! A_k = P [ -K_d^-1 K_i ; 1 ] comes from the loop's own Jacobian K
+//! restricted to the cluster's joints, A_dot_k from K_dot: at a closed
+//! configuration the loop's rows do not move with the joints above the
+//! cluster (they move both sides rigidly), so the restriction is exact and
+//! the result is the spanning-tree method's H_bar and C_bar (sec. VI-C1).
+//!
+//! A loop is *local* when its cycle (the bodies on the tree path between
+//! its two frames, below their common ancestor) shares no body with
+//! another loop's cycle; its cluster is that cycle, hanging from the
+//! common ancestor. Loops that share bodies (the Delta's two loops meet at
+//! the platform and share arm 1) would merge into one cluster spanning the
+//! mechanism, which is the spanning-tree method again: refused, naming both.
+
+use super::super::constraint_manifold::ConstraintManifold;
+use super::{failure, ClosedChain, ClosedChainError};
+use crate::algorithms::{
+    forward_kinematics, loop_jacobian, loop_jacobian_derivative, BodyFactorization,
+    ClusterCoriolis, LoopJacobianWorkspace, MapCluster, Workspace,
+};
+use crate::model::{Joint, LoopClosure, Model};
+use nalgebra::DMatrix;
+use std::ops::Range;
+
+/// Why a closed chain cannot be built by the cluster-tree method.
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+pub enum ClusterChainError {
+    /// What the spanning-tree method refuses too.
+    #[error(transparent)]
+    Chain(#[from] ClosedChainError),
+    /// Two loops share a body: not local.
+    #[error("loop '{name}' is not local: its cycle shares body '{body}' with loop '{other}', so their cluster would span both loops (use the spanning-tree method, ClosedChain)")]
+    NotLocal {
+        /// The later loop.
+        name: String,
+        /// The loop it shares a body with.
+        other: String,
+        /// The shared body's name.
+        body: String,
+    },
+    /// A loop's cycle passes through a free joint.
+    #[error("loop '{name}' passes through the free joint of body '{body}': a cluster needs revolute and prismatic joints")]
+    FreeJointInLoop {
+        /// The loop.
+        name: String,
+        /// The body with the free joint.
+        body: String,
+    },
+    /// A loop's cluster has not as many independent speeds as its mobility.
+    #[error("loop '{name}': {given} of its cluster's joints are independent, but its {joints} joints and {rows} rows leave a mobility of {mobility}")]
+    ClusterMobility {
+        /// The loop.
+        name: String,
+        /// Independent speeds among the cluster's joints.
+        given: usize,
+        /// The cluster's joint speeds.
+        joints: usize,
+        /// The loop's rows.
+        rows: usize,
+        /// joints - rows.
+        mobility: usize,
+    },
+}
+
+/// One local loop's cluster: its rows of K and A_k, A_dot_k.
+#[derive(Clone, Debug)]
+struct LoopCluster {
+    /// The cluster's index in the tree.
+    cluster: usize,
+    /// Its closure's rows in the stacked K.
+    rows: Range<usize>,
+    /// K and K_dot restricted to `rows` x the cluster's joints, A_k and
+    /// A_dot_k.
+    manifold: ConstraintManifold,
+}
+
+/// A closed chain of local loops by the cluster-tree method: H_bar and
+/// C_bar in the independent speeds v_bar (increasing tree speeds, as in
+/// [`ClosedChain`]); every buffer allocated at construction.
+#[derive(Clone, Debug)]
+pub struct ClusterChain {
+    closures: Vec<LoopClosure>,
+    loop_ws: LoopJacobianWorkspace,
+    /// K and K_dot of all closures (m x nv).
+    k: DMatrix<f64>,
+    k_dot: DMatrix<f64>,
+    loops: Vec<LoopCluster>,
+    /// The loop of each cluster, if any.
+    loop_of: Vec<Option<usize>>,
+    /// Each cluster's members' joint speeds (the rows of A_k).
+    joints: Vec<Vec<usize>>,
+    algorithm: ClusterCoriolis,
+    /// The tree's speeds v = A v_bar of the last evaluation.
+    v: Vec<f64>,
+    /// The mobility r, and a unit v_bar (Christoffel symbols).
+    r: usize,
+    unit: Vec<f64>,
+    christoffel: Vec<DMatrix<f64>>,
+}
+
+impl ClusterChain {
+    /// The cluster tree of `model` (the chain's spanning tree) and
+    /// `closures` at the closed configuration `q`, with the independent
+    /// speeds `independent` (as many in each loop's cluster as the
+    /// cluster's joints less the loop's rows; every speed outside the
+    /// loops).
+    ///
+    /// # Errors
+    /// [`ClusterChainError::Chain`] for what [`ClosedChain::new`] refuses;
+    /// [`ClusterChainError::NotLocal`], [`ClusterChainError::FreeJointInLoop`]
+    /// and [`ClusterChainError::ClusterMobility`], naming the loop.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq` or `ws` was made for another model.
+    pub fn new(
+        model: &Model,
+        ws: &mut Workspace,
+        closures: Vec<LoopClosure>,
+        q: &[f64],
+        independent: &[usize],
+    ) -> Result<Self, ClusterChainError> {
+        // Frames, closure, rank, partition and K_d: as the spanning tree.
+        ClosedChain::new(model, ws, closures.clone(), q, Some(independent))?;
+        let nb = model.nbodies();
+        let mut independent = independent.to_vec();
+        independent.sort_unstable();
+        let column_of = |s: usize| independent.iter().position(|&i| i == s);
+        // Each loop's cycle: its cluster.
+        let mut owner: Vec<Option<usize>> = vec![None; nb];
+        for (l, c) in closures.iter().enumerate() {
+            for b in cycle(model, c) {
+                if let Some(o) = owner[b] {
+                    return Err(ClusterChainError::NotLocal {
+                        name: c.name.clone(),
+                        other: closures[o].name.clone(),
+                        body: model.bodies[b].name.clone(),
+                    });
+                }
+                if matches!(model.bodies[b].joint, Joint::Free) {
+                    return Err(ClusterChainError::FreeJointInLoop {
+                        name: c.name.clone(),
+                        body: model.bodies[b].name.clone(),
+                    });
+                }
+                owner[b] = Some(l);
+            }
+        }
+        // Clusters in order of their smallest body (parents first): a
+        // loop's cycle, or one body.
+        let mut clusters = Vec::new();
+        let mut loop_of = Vec::new();
+        let mut loops = Vec::new();
+        let mut joints_of = Vec::new();
+        let mut row = 0;
+        let mut rows_of = Vec::new();
+        for c in &closures {
+            rows_of.push(row..row + c.kind.rows());
+            row += c.kind.rows();
+        }
+        let mut placed = vec![false; closures.len()];
+        for first in 0..nb {
+            let members: Vec<usize> = match owner[first] {
+                None => vec![first],
+                Some(l) if !placed[l] => {
+                    placed[l] = true;
+                    (first..nb).filter(|&b| owner[b] == Some(l)).collect()
+                }
+                Some(_) => continue,
+            };
+            let mut joints = Vec::new();
+            let mut member_row = Vec::new();
+            let mut member_parent = Vec::new();
+            for &b in &members {
+                let body = &model.bodies[b];
+                member_row.push(joints.len());
+                joints.extend(body.v_index..body.v_index + body.joint.nv());
+                member_parent.push(
+                    body.parent
+                        .and_then(|p| members.iter().position(|&m| m == p)),
+                );
+            }
+            let free: Vec<usize> = joints
+                .iter()
+                .copied()
+                .filter(|&s| column_of(s).is_some())
+                .collect();
+            if let Some(l) = owner[first] {
+                let rows = rows_of[l].len();
+                if free.len() + rows != joints.len() {
+                    return Err(ClusterChainError::ClusterMobility {
+                        name: closures[l].name.clone(),
+                        given: free.len(),
+                        joints: joints.len(),
+                        rows,
+                        mobility: joints.len().saturating_sub(rows),
+                    });
+                }
+                let dependent: Vec<usize> = (0..joints.len())
+                    .filter(|&r| column_of(joints[r]).is_none())
+                    .collect();
+                loop_of.push(Some(loops.len()));
+                loops.push(LoopCluster {
+                    cluster: clusters.len(),
+                    rows: rows_of[l].clone(),
+                    manifold: ConstraintManifold::new(joints.len(), &dependent),
+                });
+            } else {
+                loop_of.push(None);
+            }
+            clusters.push(MapCluster {
+                anchor: model.bodies[first].parent,
+                members,
+                member_parent,
+                member_row,
+                // Unwrap-free: every speed here is independent (checked
+                // above for loops; outside loops by ClosedChain's count).
+                columns: free.iter().filter_map(|&s| column_of(s)).collect(),
+                psi: 0,
+            });
+            joints_of.push(joints);
+        }
+        let r = independent.len();
+        let m = row;
+        let mut chain = ClusterChain {
+            closures,
+            loop_ws: LoopJacobianWorkspace::new(model),
+            k: DMatrix::zeros(m, model.nv),
+            k_dot: DMatrix::zeros(m, model.nv),
+            loops,
+            loop_of,
+            joints: joints_of,
+            algorithm: ClusterCoriolis::new(model, clusters, r),
+            v: vec![0.0; model.nv],
+            r,
+            unit: vec![0.0; r],
+            christoffel: vec![DMatrix::zeros(r, r); r],
+        };
+        chain.update_maps(model, ws, q)?;
+        Ok(chain)
+    }
+
+    /// H_bar and C_bar (Wensing, Englsberger & Slotine (2023), Algorithm 1
+    /// for clusters) at (q, v_bar) for the body-level factorization `b`:
+    /// with [`BodyFactorization::ChristoffelConsistent`] the closed chain's
+    /// torsion-free C_bar* (Prop. V.3). Per call: K(q) and each cluster's
+    /// A_k, v = A v_bar, K_dot(q, v) and A_dot_k, then one pass over the
+    /// clusters. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`ClosedChainError::NonFinite`], [`ClosedChainError::LostRank`] or
+    /// [`ClosedChainError::SingularDependentBlock`] of a cluster's K_d.
+    ///
+    /// # Panics
+    /// If `q.len() != model.nq`, `v_bar.len()` is not the mobility, or
+    /// `model` / `ws` is not the chain's model.
+    pub fn coriolis_matrix(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+        v_bar: &[f64],
+        b: BodyFactorization,
+    ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClusterChainError> {
+        self.update_maps(model, ws, q)?;
+        self.full_speeds(v_bar);
+        // K_dot's own velocity pass leaves the placements, axes, velocities
+        // and axes_dot at (q, v) in `ws`, as the cluster algorithm needs.
+        loop_jacobian_derivative(
+            model,
+            ws,
+            &mut self.loop_ws,
+            (q, &self.v),
+            &self.closures,
+            &mut self.k_dot,
+        );
+        for l in &mut self.loops {
+            let k_dot = l.manifold.jacobians_mut().1;
+            restrict(&self.k_dot, &l.rows, &self.joints[l.cluster], k_dot);
+            l.manifold.differentiate().map_err(failure)?;
+        }
+        let (loops, loop_of) = (&self.loops, &self.loop_of);
+        let map = |k: usize| {
+            loop_of[k].map(|l| (loops[l].manifold.basis(), loops[l].manifold.basis_dot()))
+        };
+        Ok(self.algorithm.evaluate(model, ws, map, b))
+    }
+
+    /// The Christoffel symbols of the first kind in the independent
+    /// coordinates, Gamma_bar_ijk = [C_bar*(q, e_j)]_ik (Wensing,
+    /// Englsberger & Slotine (2023), eq. 10; sec. VI-C3's first method:
+    /// Algorithm 1 with unit speeds, r evaluations). Entry j is the matrix
+    /// (i, k). Allocates nothing.
+    ///
+    /// # Errors
+    /// As [`Self::coriolis_matrix`].
+    pub fn christoffel_symbols(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+    ) -> Result<&[DMatrix<f64>], ClusterChainError> {
+        for j in 0..self.christoffel.len() {
+            let mut unit = std::mem::take(&mut self.unit);
+            unit.fill(0.0);
+            unit[j] = 1.0;
+            let evaluated = self
+                .coriolis_matrix(
+                    model,
+                    ws,
+                    q,
+                    &unit,
+                    BodyFactorization::ChristoffelConsistent,
+                )
+                .map(|_| ());
+            self.unit = unit;
+            evaluated?;
+            self.christoffel[j].copy_from(self.algorithm.results().1);
+        }
+        Ok(&self.christoffel)
+    }
+
+    /// The tree's speeds v = A v_bar of the last evaluation.
+    pub fn tree_speeds(&self) -> &[f64] {
+        &self.v
+    }
+
+    /// The mobility: the number of independent speeds.
+    pub fn mobility(&self) -> usize {
+        self.r
+    }
+
+    /// K(q) and every loop cluster's A_k.
+    fn update_maps(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        q: &[f64],
+    ) -> Result<(), ClusterChainError> {
+        forward_kinematics(model, ws, q);
+        loop_jacobian(model, ws, &mut self.loop_ws, &self.closures, &mut self.k);
+        for l in &mut self.loops {
+            restrict(
+                &self.k,
+                &l.rows,
+                &self.joints[l.cluster],
+                l.manifold.jacobians_mut().0,
+            );
+            l.manifold.factor().map_err(failure)?;
+        }
+        Ok(())
+    }
+
+    /// v = A v_bar: A_k v_bar_k on each loop's joints, v_bar itself on
+    /// the other bodies' (A_k the identity).
+    fn full_speeds(&mut self, v_bar: &[f64]) {
+        assert_eq!(v_bar.len(), self.r, "v_bar: wrong length");
+        for (k, c) in self.algorithm.clusters().iter().enumerate() {
+            let joints = &self.joints[k];
+            match self.loop_of[k] {
+                Some(l) => {
+                    let a = self.loops[l].manifold.basis();
+                    for (row, &s) in joints.iter().enumerate() {
+                        self.v[s] = (c.columns.iter().enumerate())
+                            .map(|(x, &i)| a[(row, x)] * v_bar[i])
+                            .sum();
+                    }
+                }
+                None => {
+                    for (&s, &i) in joints.iter().zip(&c.columns) {
+                        self.v[s] = v_bar[i];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out` = `k`'s block `rows` x `joints`.
+fn restrict(k: &DMatrix<f64>, rows: &Range<usize>, joints: &[usize], out: &mut DMatrix<f64>) {
+    for (c, &s) in joints.iter().enumerate() {
+        for (r, row) in rows.clone().enumerate() {
+            out[(r, c)] = k[(row, s)];
+        }
+    }
+}
+
+/// The bodies on the tree path between closure `c`'s two frames, below
+/// their common ancestor (a frame on the world contributes its side's
+/// whole path to the root).
+fn cycle(model: &Model, c: &LoopClosure) -> Vec<usize> {
+    let path = |frame: usize| {
+        let mut bodies = Vec::new();
+        let mut b = model.frames[frame].body;
+        while let Some(x) = b {
+            bodies.push(x);
+            b = model.bodies[x].parent;
+        }
+        bodies
+    };
+    let (a, b) = (path(c.frame_a), path(c.frame_b));
+    let mut out: Vec<usize> = a
+        .iter()
+        .chain(&b)
+        .copied()
+        .filter(|x| !(a.contains(x) && b.contains(x)))
+        .collect();
+    out.sort_unstable();
+    out
+}

@@ -1,0 +1,327 @@
+//! The cluster-tree method (Wensing, Englsberger & Slotine (2023),
+//! sec. VI-C2) against the spanning-tree method (sec. VI-C1) on random
+//! closed states of the four-bar and the knee leg, and against the
+//! identities of the closed chain itself: dH_bar/dt = C_bar + C_bar^T by
+//! differences along the motion, zero torsion of C_bar*, Gamma_bar against
+//! differences of H_bar; the Delta's shared loops refused.
+
+use super::*;
+use crate::algorithms::BodyFactorization;
+
+const BODY_FACTORIZATIONS: [(BodyFactorization, &str); 3] = [
+    (BodyFactorization::ChristoffelConsistent, "christoffel"),
+    (BodyFactorization::Classic, "classic"),
+    (BodyFactorization::Alternate, "alternate"),
+];
+
+/// The spanning tree's chain at a random closed state, the cluster tree
+/// there, q and v_bar.
+fn both_chains(
+    mech: &Mechanism,
+    rng: &mut SplitMix64,
+) -> (ClosedChain, ClusterChain, Workspace, Vec<f64>, Vec<f64>) {
+    let (chain, mut ws, q, v) = closed_state(mech, rng, 0.3);
+    let mut v_bar = vec![0.0; chain.mobility()];
+    chain.reduced_speeds(&v, &mut v_bar);
+    let clusters = ClusterChain::new(
+        &mech.model,
+        &mut ws,
+        mech.closures.clone(),
+        &q,
+        &mech.independent,
+    )
+    .unwrap();
+    (chain, clusters, ws, q, v_bar)
+}
+
+/// H_bar at the closed configuration whose independent coordinates are
+/// q's moved by `step` v_bar (dependent ones projected).
+fn h_bar_moved(
+    mech: &Mechanism,
+    (chain, clusters): (&mut ClosedChain, &mut ClusterChain),
+    ws: &mut Workspace,
+    q: &[f64],
+    v_bar: &[f64],
+    step: f64,
+) -> DMatrix<f64> {
+    let model = &mech.model;
+    let mut qs = q.to_vec();
+    for (&s, x) in chain.independent_speeds().iter().zip(v_bar) {
+        qs[model.bodies[model.dof_body[s]].q_index] += step * x;
+    }
+    chain.project(model, ws, &mut qs).unwrap();
+    let zero = vec![0.0; v_bar.len()];
+    let f = BodyFactorization::ChristoffelConsistent;
+    clusters
+        .coriolis_matrix(model, ws, &qs, &zero, f)
+        .unwrap()
+        .0
+        .clone()
+}
+
+#[test]
+fn cluster_tree_gives_the_spanning_trees_h_bar_and_c_bar() {
+    // Random seed 41; 10 states of each mechanism.
+    let mut rng = SplitMix64(41);
+    for mech in [fourbar(), knee_leg()] {
+        let model = &mech.model;
+        let (mut apart, mut largest): (f64, f64) = (0.0, 0.0);
+        for _ in 0..10 {
+            let (mut chain, mut clusters, mut ws, q, v_bar) = both_chains(&mech, &mut rng);
+            let mut v = vec![0.0; model.nv];
+            chain
+                .update_with_independent_speeds(model, &mut ws, &q, &v_bar, &mut v)
+                .unwrap();
+            for (b, name) in BODY_FACTORIZATIONS {
+                let f = Factorization::from_name(name).unwrap();
+                let (h_tree, c_tree) = chain.reduced_dynamics(model, &mut ws, &q, &v, &f);
+                let (h_tree, c_tree) = (h_tree.clone(), c_tree.clone());
+                let (h, c) = clusters
+                    .coriolis_matrix(model, &mut ws, &q, &v_bar, b)
+                    .unwrap();
+                let (dh, dc) = ((h - &h_tree).amax(), (c - &c_tree).amax());
+                assert!(
+                    dh < 1e-9 && dc < 1e-9,
+                    "{} {name}: H_bar apart by {dh:e}, C_bar by {dc:e}",
+                    model.name
+                );
+                apart = apart.max(dh).max(dc);
+                largest = largest.max(c_tree.amax());
+            }
+            let speeds = clusters.tree_speeds();
+            let dv = speeds
+                .iter()
+                .zip(&v)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(dv < 1e-12, "{}: v = A v_bar apart by {dv:e}", model.name);
+        }
+        // A comparison of zeros would prove nothing.
+        assert!(largest > 1e-2, "{}: C_bar only {largest:e}", model.name);
+        eprintln!(
+            "{}: H_bar, C_bar apart by at most {apart:.1e} (|C_bar| up to {largest:.2})",
+            model.name
+        );
+    }
+}
+
+#[test]
+fn joint_armature_enters_h_bar_and_c_bar_as_in_the_spanning_tree() {
+    // Random seed 43.
+    let mut rng = SplitMix64(43);
+    let mut mech = knee_leg();
+    let armature: Vec<f64> = (0..mech.model.nv).map(|s| 0.01 * (s + 1) as f64).collect();
+    mech.model.set_armature(&armature).unwrap();
+    let model = &mech.model;
+    for _ in 0..3 {
+        let (mut chain, mut clusters, mut ws, q, v_bar) = both_chains(&mech, &mut rng);
+        let mut v = vec![0.0; model.nv];
+        chain
+            .update_with_independent_speeds(model, &mut ws, &q, &v_bar, &mut v)
+            .unwrap();
+        let f = Factorization::ChristoffelConsistent;
+        let (h_tree, c_tree) = chain.reduced_dynamics(model, &mut ws, &q, &v, &f);
+        let (h_tree, c_tree) = (h_tree.clone(), c_tree.clone());
+        let b = BodyFactorization::ChristoffelConsistent;
+        let (h, c) = clusters
+            .coriolis_matrix(model, &mut ws, &q, &v_bar, b)
+            .unwrap();
+        assert!((h - &h_tree).amax() < 1e-9 && (c - &c_tree).amax() < 1e-9);
+    }
+}
+
+#[test]
+fn cluster_trees_h_bar_rate_is_c_bar_plus_its_transpose_along_the_motion() {
+    // Random seed 47. dH_bar/dt by Richardson-extrapolated central
+    // differences along the motion, (4 D(h/2) - D(h)) / 3 with h = 1e-3:
+    // truncation O(h^4) ~ 1e-12 and the projections' 1e-13 over h ~ 1e-10,
+    // so 1e-9 tests the identity, not the differences.
+    let mut rng = SplitMix64(47);
+    for mech in [fourbar(), knee_leg()] {
+        let model = &mech.model;
+        let mut worst: f64 = 0.0;
+        for _ in 0..5 {
+            let (mut chain, mut clusters, mut ws, q, v_bar) = both_chains(&mech, &mut rng);
+            let mut central = |h: f64| {
+                let mut at = |s: f64| {
+                    h_bar_moved(&mech, (&mut chain, &mut clusters), &mut ws, &q, &v_bar, s)
+                };
+                (at(h) - at(-h)) / (2.0 * h)
+            };
+            let h = 1e-3;
+            let fd = (central(h / 2.0) * 4.0 - central(h)) / 3.0;
+            for (b, name) in BODY_FACTORIZATIONS {
+                let (_, c) = clusters
+                    .coriolis_matrix(model, &mut ws, &q, &v_bar, b)
+                    .unwrap();
+                let err = (&fd - c - c.transpose()).amax();
+                worst = worst.max(err);
+                assert!(
+                    err < 1e-9,
+                    "{} {name}: dH_bar/dt - C_bar - C_bar^T = {err:e}",
+                    model.name
+                );
+            }
+        }
+        eprintln!(
+            "{}: largest |dH_bar/dt - C_bar - C_bar^T| {worst:.1e}",
+            model.name
+        );
+    }
+}
+
+/// Largest |Gamma_ijk - Gamma_ikj| with Gamma_{:, j, :} = C_bar(q, e_j).
+fn torsion(
+    mech: &Mechanism,
+    clusters: &mut ClusterChain,
+    ws: &mut Workspace,
+    q: &[f64],
+    b: BodyFactorization,
+) -> f64 {
+    let r = clusters.mobility();
+    let slices: Vec<DMatrix<f64>> = (0..r)
+        .map(|j| {
+            let mut e = vec![0.0; r];
+            e[j] = 1.0;
+            clusters
+                .coriolis_matrix(&mech.model, ws, q, &e, b)
+                .unwrap()
+                .1
+                .clone()
+        })
+        .collect();
+    let mut worst: f64 = 0.0;
+    for i in 0..r {
+        for j in 0..r {
+            for k in 0..r {
+                worst = worst.max((slices[j][(i, k)] - slices[k][(i, j)]).abs());
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn cluster_trees_c_bar_star_is_torsion_free_and_the_classic_c_bar_is_not() {
+    // Random seed 53; the knee leg (mobility 3: the four-bar's one speed
+    // has no torsion to show).
+    let mut rng = SplitMix64(53);
+    let mech = knee_leg();
+    for _ in 0..5 {
+        let (_, mut clusters, mut ws, q, _) = both_chains(&mech, &mut rng);
+        let star = torsion(
+            &mech,
+            &mut clusters,
+            &mut ws,
+            &q,
+            BodyFactorization::ChristoffelConsistent,
+        );
+        assert!(star < 1e-12, "C_bar* torsion {star:e}");
+        let classic = torsion(
+            &mech,
+            &mut clusters,
+            &mut ws,
+            &q,
+            BodyFactorization::Classic,
+        );
+        assert!(
+            classic > 1e-3,
+            "the classic C_bar's torsion only {classic:e}"
+        );
+    }
+}
+
+#[test]
+fn cluster_trees_christoffel_symbols_match_differences_of_its_h_bar() {
+    // Random seed 59. Central differences with h = 1e-5 in each
+    // independent coordinate: truncation ~1e-10, projections' 1e-13 / h
+    // ~1e-8; the spanning tree's test uses the same 1e-7.
+    let mut rng = SplitMix64(59);
+    for mech in [fourbar(), knee_leg()] {
+        let model = &mech.model;
+        for _ in 0..3 {
+            let (mut chain, mut clusters, mut ws, q, _) = both_chains(&mech, &mut rng);
+            let gamma = clusters
+                .christoffel_symbols(model, &mut ws, &q)
+                .unwrap()
+                .to_vec();
+            let r = clusters.mobility();
+            let h = 1e-5;
+            let dh: Vec<DMatrix<f64>> = (0..r)
+                .map(|k| {
+                    let mut e = vec![0.0; r];
+                    e[k] = 1.0;
+                    let mut at = |s: f64| {
+                        h_bar_moved(&mech, (&mut chain, &mut clusters), &mut ws, &q, &e, s)
+                    };
+                    (at(h) - at(-h)) / (2.0 * h)
+                })
+                .collect();
+            for i in 0..r {
+                for j in 0..r {
+                    for k in 0..r {
+                        let fd = 0.5 * (dh[k][(i, j)] + dh[j][(i, k)] - dh[i][(j, k)]);
+                        let err = (gamma[j][(i, k)] - fd).abs();
+                        assert!(
+                            err < 1e-7,
+                            "{}: Gamma_bar_{i}{j}{k} off by {err:e}",
+                            model.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn loops_that_share_bodies_are_refused_as_not_local() {
+    let mech = delta();
+    let mut ws = Workspace::new(&mech.model);
+    let mut q = mech.nominal.clone();
+    ClosedChain::assemble(
+        &mech.model,
+        &mut ws,
+        mech.closures.clone(),
+        &mut q,
+        Some(&mech.independent),
+    )
+    .unwrap();
+    let err = ClusterChain::new(
+        &mech.model,
+        &mut ws,
+        mech.closures.clone(),
+        &q,
+        &mech.independent,
+    )
+    .unwrap_err();
+    match &err {
+        ClusterChainError::NotLocal { name, other, .. } => {
+            assert_eq!((name.as_str(), other.as_str()), ("arm 3", "arm 2"));
+        }
+        other => panic!("expected NotLocal, got {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains("'arm 3' is not local"), "{message}");
+}
+
+#[test]
+fn the_spanning_trees_refusals_stand_for_the_cluster_tree() {
+    let mech = knee_leg();
+    let mut ws = Workspace::new(&mech.model);
+    // Open by 0.1 rad in the motor: not closed, named as ClosedChain names it.
+    let mut q = mech.nominal.clone();
+    q[speed_of(&mech.model, "knee_motor_joint")] += 0.1;
+    let err = ClusterChain::new(
+        &mech.model,
+        &mut ws,
+        mech.closures.clone(),
+        &q,
+        &mech.independent,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, ClusterChainError::Chain(ClosedChainError::NotClosed { name, .. }) if name == "knee linkage"),
+        "{err:?}"
+    );
+}
