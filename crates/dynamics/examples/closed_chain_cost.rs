@@ -1,21 +1,24 @@
 //! Repeats one evaluation N times, for counting instructions per call
 //! under callgrind (issue 33 sec. 4; docs/src/closed-chains.md, Cost):
 //! `tree` is the spanning tree's C* with H and dH/dt (Echeandia & Wensing
-//! (2021), Algorithm 1), `chain` the closed chain's C_bar* (K, A, K_dot,
-//! A_dot, Algorithm 1 and the transform of Wensing, Englsberger & Slotine
-//! (2023), Thm. V.1). Instructions per call are the slope between two N:
+//! (2021), Algorithm 1), `chain` the closed chain's C_bar* by the spanning
+//! tree (K, A, K_dot, A_dot, Algorithm 1 and the transform of Wensing,
+//! Englsberger & Slotine (2023), Thm. V.1), `cluster` the same C_bar* and
+//! H_bar by the cluster tree (sec. VI-C2: K, each loop's A_k, K_dot, A_dot_k
+//! and Algorithm 1 for clusters; not for the Delta, whose loops are not
+//! local). Instructions per call are the slope between two N:
 //!
 //! ```text
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!   target/release/examples/closed_chain_cost chain 2000 delta
 //! ```
 //!
-//! Mechanisms: `delta`, `knee` (assets/robots/closed_chains).
+//! Mechanisms: `delta`, `knee`, `fourbar` (assets/robots/closed_chains).
 
 use passivity_dynamics::algorithms::{
     coriolis_matrix_and_derivatives, BodyFactorization, Workspace,
 };
-use passivity_dynamics::factorization::{ClosedChain, Factorization};
+use passivity_dynamics::factorization::{ClosedChain, ClusterChain, Factorization};
 use passivity_dynamics::model::{LoopClosure, LoopKind, Model, RootJoint};
 use passivity_dynamics::spatial::Vec3;
 use std::hint::black_box;
@@ -52,6 +55,16 @@ fn mechanism(name: &str) -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
             .collect();
         let q = [0.5, 0.2364, 0.0].repeat(3);
         (model, closures, independent, q)
+    } else if name == "fourbar" {
+        let model = file("fourbar.urdf");
+        let closures = vec![LoopClosure {
+            name: "cut".into(),
+            frame_a: frame(&model, "coupler_tip"),
+            frame_b: frame(&model, "rocker_tip"),
+            kind: LoopKind::Planar { axis: Vec3::y() },
+        }];
+        let independent = vec![speed(&model, "crank_joint")];
+        (model, closures, independent, vec![0.3, -1.0, -1.77])
     } else {
         let model = file("fourbar_knee_leg.urdf");
         let closures = vec![LoopClosure {
@@ -77,21 +90,37 @@ fn mechanism(name: &str) -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 4 {
-        eprintln!("usage: closed_chain_cost tree|chain N delta|knee");
+        eprintln!("usage: closed_chain_cost tree|chain|cluster N delta|knee|fourbar");
         std::process::exit(2);
     }
     let n: usize = args[2].parse().unwrap_or(1000);
     let (model, closures, independent, mut q) = mechanism(&args[3]);
     let mut ws = Workspace::new(&model);
-    let (mut chain, _) =
-        ClosedChain::assemble(&model, &mut ws, closures, &mut q, Some(&independent))
-            .expect("the shipped loops close");
+    let (mut chain, _) = ClosedChain::assemble(
+        &model,
+        &mut ws,
+        closures.clone(),
+        &mut q,
+        Some(&independent),
+    )
+    .expect("the shipped loops close");
+    let mut clusters = (args[1] == "cluster").then(|| {
+        ClusterChain::new(&model, &mut ws, closures, &q, &independent).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        })
+    });
     let mut v = vec![0.0; model.nv];
     let f = Factorization::ChristoffelConsistent;
     for k in 0..n {
         let v_bar = [0.3, -0.7, 0.5].map(|x| x * (1.0 + k as f64 * 1e-6));
-        if args[1] == "tree" {
-            chain.full_speeds(&v_bar, &mut v);
+        let v_bar = &v_bar[..chain.mobility()];
+        if let Some(clusters) = clusters.as_mut() {
+            let b = BodyFactorization::ChristoffelConsistent;
+            let c = clusters.coriolis_matrix(&model, &mut ws, &q, v_bar, b);
+            black_box(c.expect("a regular configuration"));
+        } else if args[1] == "tree" {
+            chain.full_speeds(v_bar, &mut v);
             coriolis_matrix_and_derivatives(
                 &model,
                 &mut ws,
@@ -102,7 +131,7 @@ fn main() {
             black_box(&ws.coriolis);
         } else {
             chain
-                .update_with_independent_speeds(&model, &mut ws, &q, &v_bar, &mut v)
+                .update_with_independent_speeds(&model, &mut ws, &q, v_bar, &mut v)
                 .expect("a regular configuration");
             black_box(chain.reduced_dynamics(&model, &mut ws, &q, &v, &f));
         }
