@@ -7,7 +7,8 @@ use passivity_lab::algorithms::{
     aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
     coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
     operational_space_inverse_inertia_dense, rnea, slotine_li_regressor_transpose,
-    slotine_li_torque, BodyFactorization, OperationalSpaceWorkspace, Workspace,
+    slotine_li_torque, slotine_li_torque_and_regressor_transpose, BodyFactorization,
+    OperationalSpaceWorkspace, Workspace,
 };
 use passivity_lab::factorization::{Beta, Factorization};
 use passivity_lab::model::Model;
@@ -59,7 +60,7 @@ pub struct Args {
 }
 
 /// Every algorithm `bench --model` can time, in the order it prints them.
-pub const ALGORITHMS: [&str; 14] = [
+pub const ALGORITHMS: [&str; 15] = [
     "rnea",
     "crba",
     "aba",
@@ -74,6 +75,7 @@ pub const ALGORITHMS: [&str; 14] = [
     "lambda_inv_dense",
     "slotine_li_torque",
     "regressor_transpose",
+    "slotine_li_torque_and_regressor",
 ];
 
 const STATES: usize = 64;
@@ -296,6 +298,22 @@ impl Bench {
                 let sv = &vs[s(i + 1)];
                 slotine_li_regressor_transpose(m, ws, q, v, v_r, a_r, sv, cs, parameter_rate);
                 black_box(&parameter_rate);
+            }),
+            // Both from one forward pass, as the adaptive controller calls them.
+            "slotine_li_torque_and_regressor" => time_us(calls, |i| {
+                let (q, v, v_r, a_r) = (&qs[s(i)], &vs[s(i)], &taus[s(i)], &as_[s(i)]);
+                let sv = &vs[s(i + 1)];
+                black_box(slotine_li_torque_and_regressor_transpose(
+                    m,
+                    ws,
+                    q,
+                    v,
+                    v_r,
+                    a_r,
+                    sv,
+                    cs,
+                    parameter_rate,
+                ));
             }),
             _ => return None,
         })

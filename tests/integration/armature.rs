@@ -10,8 +10,9 @@ use nalgebra::{DMatrix, DVector};
 use passivity_lab::algorithms::{
     aba, christoffel_symbols, coriolis_matrix_and_derivatives, crba, joint_torque_regressor,
     kinetic_energy, operational_space_inverse_inertia, operational_space_inverse_inertia_dense,
-    rnea, slotine_li_regressor_transpose, slotine_li_torque, BodyFactorization,
-    OperationalSpaceWorkspace, Workspace,
+    rnea, slotine_li_regressor_transpose, slotine_li_torque,
+    slotine_li_torque_and_regressor_transpose, BodyFactorization, OperationalSpaceWorkspace,
+    Workspace,
 };
 use passivity_lab::eval::{compare, evaluate, evaluate_stream, EvalError};
 use passivity_lab::factorization::Factorization;
@@ -358,6 +359,22 @@ fn armature_is_a_known_term_beside_the_regressor() {
                 "{}: {lhs} vs {rhs}",
                 m.name
             );
+            // One forward pass for both (the adaptive controller's path),
+            // armature and coupled joints included: the same numbers.
+            let mut yts_fused = vec![0.0; pi.len()];
+            let t_fused = slotine_li_torque_and_regressor_transpose(
+                m,
+                &mut ws,
+                &c.q,
+                &c.v,
+                &v_r,
+                &a_r,
+                &s,
+                b,
+                &mut yts_fused,
+            );
+            assert_close_v(&m.name, t_fused, &t, 1e-14);
+            assert_close_v(&m.name, &vector(&yts_fused), &vector(&yts), 1e-14);
         }
     }
 }

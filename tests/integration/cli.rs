@@ -710,7 +710,12 @@ fn bench_breakdown_counts_the_algorithms_of_a_step() {
         // Semi-implicit Euler, controller sampled at the step: one of each.
         assert_eq!(v["aba_calls"], 1.0, "{v}");
         assert_eq!(v["controller_calls"], 1.0, "{v}");
-        let parts = ["aba_us", "slotine_li_torque_us", "regressor_transpose_us"];
+        // Adaptive: the torque and Y^T s from one pass, as the law calls them.
+        assert_eq!(
+            v["controller_algorithm"], "slotine_li_torque_and_regressor",
+            "{v}"
+        );
+        let parts = ["aba_us", "controller_algorithm_us"];
         let sum: f64 = parts.iter().map(|k| v[k].as_f64().unwrap()).sum();
         assert!(parts.iter().all(|k| v[k].as_f64().unwrap() > 0.0), "{v}");
         assert!((v["algorithms_us_per_step"].as_f64().unwrap() - sum).abs() < 1e-9 * sum);
@@ -731,12 +736,16 @@ fn bench_times_the_slotine_li_parts() {
         "--iterations",
         "50",
         "--only",
-        "slotine_li_torque,regressor_transpose",
+        "slotine_li_torque,regressor_transpose,slotine_li_torque_and_regressor",
         "--json",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap();
     let us = &v["microseconds"];
     assert!(us["slotine_li_torque"].as_f64().unwrap() > 0.0, "{v}");
     assert!(us["regressor_transpose"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(
+        us["slotine_li_torque_and_regressor"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
     assert!(us.get("rnea").is_none(), "{v}");
 }

@@ -7,7 +7,8 @@ use passivity_lab::algorithms::{
     aba, christoffel_symbols, coriolis_matrix, coriolis_matrix_and_derivatives, crba,
     forward_kinematics, frame_jacobian, frame_placement, generalized_gravity,
     joint_torque_regressor, kinetic_energy, potential_energy, rnea, slotine_li_regressor_transpose,
-    slotine_li_torque, BodyFactorization, JacobianFrame, Workspace,
+    slotine_li_torque, slotine_li_torque_and_regressor_transpose, BodyFactorization, JacobianFrame,
+    Workspace,
 };
 use passivity_lab::model::{random_tree, Model, RandomTreeOptions};
 use proptest::prelude::*;
@@ -139,6 +140,31 @@ fn check_coriolis_identities(c: &Case) {
             &col(tau.as_slice()),
             &col(want.as_slice()),
             1e-12,
+        );
+        // Both products from one forward pass: the same numbers.
+        let mut yts_fused = vec![0.0; yts.len()];
+        let tau_fused = slotine_li_torque_and_regressor_transpose(
+            m,
+            &mut ws,
+            &c.q,
+            &c.v,
+            &vr,
+            &ar,
+            &s_vec,
+            b,
+            &mut yts_fused,
+        );
+        assert_close(
+            &format!("{b:?}: fused Slotine-Li torque"),
+            &col(tau_fused.as_slice()),
+            &col(tau.as_slice()),
+            1e-14,
+        );
+        assert_close(
+            &format!("{b:?}: fused Y^T s"),
+            &col(&yts_fused),
+            &col(&yts),
+            1e-14,
         );
     }
 }

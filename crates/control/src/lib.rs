@@ -303,6 +303,8 @@ impl Controller {
             q,
             v,
             tracking: &mut self.tracking,
+            regressor_s: (adapt && self.law.adaptation().is_some())
+                .then_some(&mut self.regressor_s[..]),
         };
         self.law.torque(
             &mut ev,
@@ -311,7 +313,12 @@ impl Controller {
             &mut self.tau,
         );
         if let (Some(a), true) = (self.law.adaptation(), adapt) {
-            a.rate(&mut ev, &mut self.regressor_s, &mut self.parameter_rate);
+            match ev.regressor_s.take() {
+                Some(regressor_s) => a.rate(&mut ev, regressor_s, &mut self.parameter_rate),
+                None => {
+                    a.rate_from_regressor(estimate, &self.regressor_s, &mut self.parameter_rate)
+                }
+            }
         }
         let root = self.demanded_root.len();
         self.demanded_root.copy_from_slice(&self.tau[..root]);
@@ -391,6 +398,7 @@ impl Controller {
             q,
             v,
             tracking: &mut self.tracking,
+            regressor_s: None,
         };
         let parts = self.law.storage(
             &mut ev,

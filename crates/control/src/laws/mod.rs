@@ -70,6 +70,11 @@ pub(crate) struct Evaluation<'a> {
     pub q: &'a [f64],
     pub v: &'a [f64],
     pub tracking: &'a mut Tracking,
+    /// Where the adaptive law wants Y^T s. A law that computes it in its
+    /// torque's own pass (the Slotine–Li laws of [`slotine_li::sliding_torque`])
+    /// fills it and takes it, leaving `None`; otherwise the adaptation
+    /// computes it afterwards.
+    pub regressor_s: Option<&'a mut [f64]>,
 }
 
 /// A law's storage function at one state, without the parameter term.

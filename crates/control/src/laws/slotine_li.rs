@@ -58,9 +58,21 @@ impl SlotineLi {
 /// in `ev.tracking` (the joint and the Cartesian Slotine–Li laws).
 pub(crate) fn sliding_torque(kd: &[f64], ev: &mut Evaluation, tau: &mut [f64]) {
     let tr = &*ev.tracking;
-    let model_torque = ev
-        .factorization
-        .slotine_li_torque(ev.model, ev.ws, ev.q, ev.v, &tr.v_r, &tr.a_r);
+    let model_torque = match ev.regressor_s.take() {
+        Some(regressor_s) => ev.factorization.slotine_li_torque_and_regressor_transpose(
+            ev.model,
+            ev.ws,
+            ev.q,
+            ev.v,
+            &tr.v_r,
+            &tr.a_r,
+            &tr.s,
+            regressor_s,
+        ),
+        None => ev
+            .factorization
+            .slotine_li_torque(ev.model, ev.ws, ev.q, ev.v, &tr.v_r, &tr.a_r),
+    };
     for i in 0..ev.v.len() {
         tau[i] = model_torque[i] - tr.gain(kd, i) * tr.s[i];
     }

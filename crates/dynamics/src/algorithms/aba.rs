@@ -7,8 +7,8 @@
 //! [`aba_dense`] (CRBA, bias forces, Cholesky) it is faster on every
 //! shipped coupled model, in instructions per call (valgrind, `bench
 //! --mimic --only aba,aba_dense`): Panda with coupled fingers (nv 8)
-//! 20.1k vs 26.1k, Panda with rotors (nv 8, 16 bodies) 31.4k vs 43.7k,
-//! Solo-12 with rotors (nv 18, 25 bodies) 52.8k vs 84.3k; so it is used
+//! 15.7k vs 22.7k, Panda with rotors (nv 8, 16 bodies) 29.2k vs 37.5k,
+//! Solo-12 with rotors (nv 18, 25 bodies) 49.1k vs 73.9k; so it is used
 //! for all sizes.
 
 use super::kinematics::{

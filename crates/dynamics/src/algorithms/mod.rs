@@ -73,7 +73,9 @@ pub use operational_space::{
 };
 pub use regressor::{joint_torque_regressor, PARAMETERS_PER_BODY};
 pub use rnea::{generalized_gravity, rnea};
-pub use slotine_li_regressor::slotine_li_regressor_transpose;
+pub use slotine_li_regressor::{
+    slotine_li_regressor_transpose, slotine_li_torque_and_regressor_transpose,
+};
 pub use slotine_li_torque::{coriolis_product, slotine_li_torque};
 
 use crate::model::Model;

@@ -13,14 +13,15 @@
 //! live, through the bilinear features of `inertia_features` and
 //! `BodyFactorization::features` (a few dozen flops per body).
 
-use super::kinematics::{
-    body_placement_and_axes, gravity_base_acceleration, joint_motion, parent_motion,
-    propagate_velocity,
-};
+use super::armature;
+use super::kinematics::{gravity_base_acceleration, joint_motion, parent_motion};
 use super::regressor::PARAMETERS_PER_BODY;
+use super::rnea::backward_torques;
+use super::slotine_li_torque::{body_force, reference_motions};
 use super::{BodyFactorization, Workspace};
 use crate::model::Model;
 use crate::spatial::{inertia_features, Motion};
+use nalgebra::DVector;
 
 /// Writes Y(q, v, v_r, a_r)^T s (length 10 nbodies) into `out`.
 ///
@@ -41,6 +42,44 @@ pub fn slotine_li_regressor_transpose(
     b: BodyFactorization,
     out: &mut [f64],
 ) {
+    regressor_pass::<false>(model, ws, q, [v, v_r, a_r, s], b, out);
+}
+
+/// The adaptive law's two products at once: the Slotine-Li torque
+/// H a_r + C v_r + g of [`super::slotine_li_torque`] (left in `ws.tau`)
+/// and Y^T s into `out`, sharing one forward pass (placements, v_i, v_r,i,
+/// a_r,i) instead of two.
+///
+/// # Panics
+/// As [`slotine_li_regressor_transpose`].
+#[allow(clippy::too_many_arguments)]
+pub fn slotine_li_torque_and_regressor_transpose<'w>(
+    model: &Model,
+    ws: &'w mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    v_r: &[f64],
+    a_r: &[f64],
+    s: &[f64],
+    b: BodyFactorization,
+    out: &mut [f64],
+) -> &'w DVector<f64> {
+    regressor_pass::<true>(model, ws, q, [v, v_r, a_r, s], b, out);
+    backward_torques(model, ws);
+    armature::add_product(model, a_r, ws.tau.as_mut_slice());
+    &ws.tau
+}
+
+/// Y^T s into `out`; with `FORCES`, also each body's Slotine-Li force in
+/// `ws.forces` for the backward pass.
+fn regressor_pass<const FORCES: bool>(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    [v, v_r, a_r, s]: [&[f64]; 4],
+    b: BodyFactorization,
+    out: &mut [f64],
+) {
     let nv = model.nv;
     assert!(
         q.len() == model.nq && v.len() == nv && v_r.len() == nv && a_r.len() == nv && s.len() == nv,
@@ -56,23 +95,18 @@ pub fn slotine_li_regressor_transpose(
     let (q, [v, v_r, a_r, s]) = tree.expand(model, q, [v, v_r, a_r, s]);
     let a0 = gravity_base_acceleration(model);
     for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
-        let (vi, _) = propagate_velocity(model, ws, i, v);
-        let vr_joint = joint_motion(model, ws, i, v_r);
-        let vri = parent_motion(model, &ws.body_motions, i, Motion::zero()) + vr_joint;
-        let ari = parent_motion(model, &ws.body_motions2, i, a0)
-            + joint_motion(model, ws, i, a_r)
-            + vi.cross(&vr_joint);
+        let m = reference_motions(model, ws, q, i, [v, v_r], Some(a_r), a0);
+        if FORCES {
+            body_force(model, ws, i, m, b);
+        }
         let si = parent_motion(model, &ws.accelerations, i, Motion::zero())
             + joint_motion(model, ws, i, s);
-        ws.body_motions[i] = vri;
-        ws.body_motions2[i] = ari;
         ws.accelerations[i] = si;
         let x = ws.placements[i];
         let (v_l, vr_l, ar_l, s_l) = (
-            x.inv_act_motion(&vi),
-            x.inv_act_motion(&vri),
-            x.inv_act_motion(&ari),
+            x.inv_act_motion(&m.v),
+            x.inv_act_motion(&m.v_r),
+            x.inv_act_motion(&m.a_r),
             x.inv_act_motion(&si),
         );
         // S . (I a_r + B(v, I) v_r), linear in the parameters of I.

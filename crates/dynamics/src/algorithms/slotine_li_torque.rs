@@ -100,19 +100,63 @@ fn factorized_rnea(
     let (q, [v, v_r, a_r]) = tree.expand(model, q, [v, v_r, a_r.unwrap_or(zero)]);
     let a_r = (!a_r.is_empty()).then_some(a_r);
     for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
-        let inertia = world_inertia(model, ws, i);
-        let (vi, _) = propagate_velocity(model, ws, i, v);
-        let vr_joint = joint_motion(model, ws, i, v_r);
-        let vri = parent_motion(model, &ws.body_motions, i, Motion::zero()) + vr_joint;
-        let mut ari = parent_motion(model, &ws.body_motions2, i, a0) + vi.cross(&vr_joint);
-        if let Some(a_r) = a_r {
-            ari += joint_motion(model, ws, i, a_r);
-        }
-        ws.body_motions[i] = vri;
-        ws.body_motions2[i] = ari;
-        ws.forces[i] = inertia.mul_motion(&ari) + b.apply(&inertia, &vi, &vri);
+        let motions = reference_motions(model, ws, q, i, [v, v_r], a_r, a0);
+        body_force(model, ws, i, motions, b);
     }
     ws.tree = tree;
     backward_torques(model, ws);
+}
+
+/// Body i's velocity v_i, reference velocity v_r,i and reference
+/// acceleration a_r,i (module docs; `a_r = None` means zero, `a0` is the
+/// base's), after placing body i; left in `ws.velocities`,
+/// `ws.body_motions` and `ws.body_motions2` for its children. Tree speeds;
+/// bodies in order.
+#[inline]
+pub(super) fn reference_motions(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    i: usize,
+    [v, v_r]: [&[f64]; 2],
+    a_r: Option<&[f64]>,
+    a0: Motion,
+) -> ReferenceMotions {
+    body_placement_and_axes(model, ws, q, i);
+    let (v, _) = propagate_velocity(model, ws, i, v);
+    let vr_joint = joint_motion(model, ws, i, v_r);
+    let v_r = parent_motion(model, &ws.body_motions, i, Motion::zero()) + vr_joint;
+    let mut a_r_body = parent_motion(model, &ws.body_motions2, i, a0) + v.cross(&vr_joint);
+    if let Some(a_r) = a_r {
+        a_r_body += joint_motion(model, ws, i, a_r);
+    }
+    ws.body_motions[i] = v_r;
+    ws.body_motions2[i] = a_r_body;
+    ReferenceMotions {
+        v,
+        v_r,
+        a_r: a_r_body,
+    }
+}
+
+/// A body's velocity, reference velocity and reference acceleration, world
+/// frame.
+#[derive(Clone, Copy)]
+pub(super) struct ReferenceMotions {
+    pub v: Motion,
+    pub v_r: Motion,
+    pub a_r: Motion,
+}
+
+/// f_i = I_i a_r,i + B(v_i, I_i) v_r,i into `ws.forces[i]` (world frame).
+#[inline]
+pub(super) fn body_force(
+    model: &Model,
+    ws: &mut Workspace,
+    i: usize,
+    m: ReferenceMotions,
+    b: BodyFactorization,
+) {
+    let inertia = world_inertia(model, ws, i);
+    ws.forces[i] = inertia.mul_motion(&m.a_r) + b.apply(&inertia, &m.v, &m.v_r);
 }

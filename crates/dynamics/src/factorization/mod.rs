@@ -311,6 +311,40 @@ impl Factorization {
         &ws.tau
     }
 
+    /// [`Self::slotine_li_torque`] and, from the same forward pass, the
+    /// transposed regressor product Y^T s of the adaptive law (body-level
+    /// choice; torsion terms carry no inertial parameters) into `out`.
+    ///
+    /// # Panics
+    /// As [`Self::slotine_li_torque`] and
+    /// [`algorithms::slotine_li_regressor_transpose`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn slotine_li_torque_and_regressor_transpose<'w>(
+        &self,
+        model: &Model,
+        ws: &'w mut Workspace,
+        q: &[f64],
+        v: &[f64],
+        v_r: &[f64],
+        a_r: &[f64],
+        s: &[f64],
+        out: &mut [f64],
+    ) -> &'w DVector<f64> {
+        algorithms::slotine_li_torque_and_regressor_transpose(
+            model,
+            ws,
+            q,
+            v,
+            v_r,
+            a_r,
+            s,
+            self.body_level(),
+            out,
+        );
+        self.add_torsion_product(q, v, v_r, ws.tau.as_mut_slice());
+        &ws.tau
+    }
+
     /// out += sum of beta S^T ((S v) x (S x)) over the torsion terms.
     fn add_torsion_product(&self, q: &[f64], v: &[f64], x: &[f64], out: &mut [f64]) {
         if let Factorization::Torsion(terms) = self {

@@ -28,6 +28,7 @@ pub use armature::ArmatureError;
 #[cfg(test)]
 pub(crate) use builtin::SplitMix64;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
+pub(crate) use clusters::Cluster;
 pub use clusters::ClusterTree;
 pub use error::ModelError;
 pub use inertia_check::{

@@ -135,6 +135,7 @@ impl RigidInertia {
     }
 
     /// Dense 6x6 matrix in `[angular; linear]` order.
+    #[inline]
     pub fn to_matrix(&self) -> Matrix6 {
         let hx = self.h.cross_matrix();
         let mut m = Matrix6::zeros();
