@@ -141,6 +141,19 @@ pub(crate) fn velocity_and_bias_pass(model: &Model, ws: &mut Workspace, q: &[f64
     ws.tree = tree;
 }
 
+/// Velocities and Phi_dot_k = v_i x Phi_k at speeds `v` from the
+/// placements and axes already in `ws` (after `forward_kinematics` at the
+/// same q); no coupling (tree speeds).
+pub(crate) fn velocity_pass(model: &Model, ws: &mut Workspace, v: &[f64]) {
+    for i in 0..model.nbodies() {
+        let (vi, _) = propagate_velocity(model, ws, i, v);
+        let b = &model.bodies[i];
+        for k in b.v_index..b.v_index + b.joint.nv() {
+            ws.axes_dot[k] = vi.cross(&ws.axes[k]);
+        }
+    }
+}
+
 /// Propagates the velocity to body `i`: v_i = v_p(i) + Phi_i qdot_i (Echeandia & Wensing (2021)
 /// eq. 5), stored in `ws.velocities[i]`. Returns `(v_i, Phi_i qdot_i)`.
 #[inline]

@@ -22,7 +22,7 @@ use super::jacobian::{frame_jacobian, frame_jacobian_and_derivative, frame_place
 use super::kinematics::velocity_and_bias_pass;
 use super::{JacobianFrame, Workspace};
 use crate::model::{normal_pair, LoopClosure, LoopKind, Model};
-use crate::spatial::{Transform, Vec3};
+use crate::spatial::{Motion, Transform, Vec3};
 use nalgebra::DMatrix;
 
 /// Frame a's Jacobian and derivative while frame b's are in the workspace
@@ -206,6 +206,80 @@ fn jacobian_and_derivative(
     }
 }
 
+/// One closure's rows of K(q) on the speeds `speeds` only (column c is
+/// speed `speeds[c]`) into `k`, and of K_dot(q, v) into `k_dot`, each when
+/// given,
+/// from the joint axes instead of the frames' full Jacobians: speed s's
+/// column of a frame's world-aligned Jacobian at its origin p is
+/// [S_s.ang; S_s.lin + S_s.ang x p] when s moves the frame (zero
+/// otherwise), and its rate [S_dot.ang; S_dot.lin + S_dot.ang x p +
+/// S_s.ang x p_dot] with S_dot = `ws.axes_dot` (the cluster-tree method's
+/// loop Jacobian, restricted to a cluster's joints). Needs `ws.placements`
+/// and `ws.axes`; with `k_dot` also `ws.velocities` and `ws.axes_dot` at
+/// (q, v). Allocates nothing.
+///
+/// # Panics
+/// If `k` (or `k_dot`) is not rows x `speeds.len()`, or an index is out of
+/// range.
+pub(crate) fn loop_jacobian_on_speeds(
+    model: &Model,
+    ws: &Workspace,
+    c: &LoopClosure,
+    speeds: &[usize],
+    mut k: Option<&mut DMatrix<f64>>,
+    mut k_dot: Option<&mut DMatrix<f64>>,
+) {
+    let ends = [c.frame_a, c.frame_b].map(|f| {
+        let body = model.frames[f].body;
+        let p = frame_placement(model, ws, f).trans;
+        let v = body.map_or(Motion::zero(), |b| ws.velocities[b]);
+        (body, p, v.lin + v.ang.cross(&p))
+    });
+    let d_dot = k_dot.as_ref().map(|_| ends[1].2 - ends[0].2);
+    let sides = Sides::at(model, ws, c, d_dot);
+    for (col, &s) in speeds.iter().enumerate() {
+        let joint_body = model.dof_body[s];
+        let [(ja, ja_dot), (jb, jb_dot)] = ends.map(|(body, p, p_dot)| {
+            if !moves(model, joint_body, body) {
+                return (Columns::ZERO, Columns::ZERO);
+            }
+            let (axis, rate) = (ws.axes[s], ws.axes_dot[s]);
+            (
+                Columns {
+                    ang: axis.ang,
+                    lin: axis.lin + axis.ang.cross(&p),
+                },
+                Columns {
+                    ang: rate.ang,
+                    lin: rate.lin + rate.ang.cross(&p) + axis.ang.cross(&p_dot),
+                },
+            )
+        });
+        if let Some(k) = k.as_deref_mut() {
+            sides.jacobian_column(c, &ja, &jb, |r, x| k[(r, col)] = x);
+        }
+        if let Some(k_dot) = k_dot.as_deref_mut() {
+            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| k_dot[(r, col)] = x);
+        }
+    }
+}
+
+/// Whether body `joint_body`'s joint moves `body` (it is `body` or one of
+/// its ancestors; parents have lower indices).
+fn moves(model: &Model, joint_body: usize, body: Option<usize>) -> bool {
+    let mut b = body;
+    while let Some(x) = b {
+        if x == joint_body {
+            return true;
+        }
+        if x < joint_body {
+            return false;
+        }
+        b = model.bodies[x].parent;
+    }
+    false
+}
+
 /// The angular and linear rows of one column of a world-aligned Jacobian.
 struct Columns {
     ang: Vec3,
@@ -213,6 +287,11 @@ struct Columns {
 }
 
 impl Columns {
+    const ZERO: Columns = Columns {
+        ang: Vec3::new(0.0, 0.0, 0.0),
+        lin: Vec3::new(0.0, 0.0, 0.0),
+    };
+
     fn of(j: &DMatrix<f64>, col: usize) -> Self {
         Columns {
             ang: j.fixed_view::<3, 1>(0, col).into_owned(),

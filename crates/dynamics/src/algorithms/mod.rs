@@ -62,6 +62,8 @@ pub use jacobian::{
     frame_jacobian, frame_jacobian_time_derivative, frame_placement, JacobianFrame,
 };
 pub use kinematics::forward_kinematics;
+pub(crate) use kinematics::velocity_pass;
+pub(crate) use loop_jacobian::loop_jacobian_on_speeds;
 pub use loop_jacobian::{
     loop_jacobian, loop_jacobian_derivative, loop_jacobian_time_derivative, loop_residual,
     loop_rows, LoopJacobianWorkspace,

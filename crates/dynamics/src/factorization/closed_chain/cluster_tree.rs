@@ -22,12 +22,11 @@
 use super::super::constraint_manifold::ConstraintManifold;
 use super::{failure, ClosedChain, ClosedChainError};
 use crate::algorithms::{
-    forward_kinematics, loop_jacobian, loop_jacobian_derivative, BodyFactorization,
-    ClusterCoriolis, LoopJacobianWorkspace, MapCluster, Workspace,
+    forward_kinematics, loop_jacobian_on_speeds, velocity_pass, BodyFactorization, ClusterCoriolis,
+    MapCluster, Workspace,
 };
 use crate::model::{Joint, LoopClosure, Model};
 use nalgebra::DMatrix;
-use std::ops::Range;
 
 /// Why a closed chain cannot be built by the cluster-tree method.
 #[derive(Clone, Debug, thiserror::Error, PartialEq)]
@@ -69,15 +68,14 @@ pub enum ClusterChainError {
     },
 }
 
-/// One local loop's cluster: its rows of K and A_k, A_dot_k.
+/// One local loop's cluster: its closure, A_k and A_dot_k.
 #[derive(Clone, Debug)]
 struct LoopCluster {
     /// The cluster's index in the tree.
     cluster: usize,
-    /// Its closure's rows in the stacked K.
-    rows: Range<usize>,
-    /// K and K_dot restricted to `rows` x the cluster's joints, A_k and
-    /// A_dot_k.
+    /// Its closure's index.
+    closure: usize,
+    /// The closure's K and K_dot on the cluster's joints, A_k and A_dot_k.
     manifold: ConstraintManifold,
 }
 
@@ -87,10 +85,6 @@ struct LoopCluster {
 #[derive(Clone, Debug)]
 pub struct ClusterChain {
     closures: Vec<LoopClosure>,
-    loop_ws: LoopJacobianWorkspace,
-    /// K and K_dot of all closures (m x nv).
-    k: DMatrix<f64>,
-    k_dot: DMatrix<f64>,
     loops: Vec<LoopCluster>,
     /// The loop of each cluster, if any.
     loop_of: Vec<Option<usize>>,
@@ -158,12 +152,6 @@ impl ClusterChain {
         let mut loop_of = Vec::new();
         let mut loops = Vec::new();
         let mut joints_of = Vec::new();
-        let mut row = 0;
-        let mut rows_of = Vec::new();
-        for c in &closures {
-            rows_of.push(row..row + c.kind.rows());
-            row += c.kind.rows();
-        }
         let mut placed = vec![false; closures.len()];
         for first in 0..nb {
             let members: Vec<usize> = match owner[first] {
@@ -192,7 +180,7 @@ impl ClusterChain {
                 .filter(|&s| column_of(s).is_some())
                 .collect();
             if let Some(l) = owner[first] {
-                let rows = rows_of[l].len();
+                let rows = closures[l].kind.rows();
                 if free.len() + rows != joints.len() {
                     return Err(ClusterChainError::ClusterMobility {
                         name: closures[l].name.clone(),
@@ -208,7 +196,7 @@ impl ClusterChain {
                 loop_of.push(Some(loops.len()));
                 loops.push(LoopCluster {
                     cluster: clusters.len(),
-                    rows: rows_of[l].clone(),
+                    closure: l,
                     manifold: ConstraintManifold::new(joints.len(), &dependent),
                 });
             } else {
@@ -227,12 +215,8 @@ impl ClusterChain {
             joints_of.push(joints);
         }
         let r = independent.len();
-        let m = row;
         let mut chain = ClusterChain {
             closures,
-            loop_ws: LoopJacobianWorkspace::new(model),
-            k: DMatrix::zeros(m, model.nv),
-            k_dot: DMatrix::zeros(m, model.nv),
             loops,
             loop_of,
             joints: joints_of,
@@ -270,19 +254,13 @@ impl ClusterChain {
     ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClusterChainError> {
         self.update_maps(model, ws, q)?;
         self.full_speeds(v_bar);
-        // K_dot's own velocity pass leaves the placements, axes, velocities
-        // and axes_dot at (q, v) in `ws`, as the cluster algorithm needs.
-        loop_jacobian_derivative(
-            model,
-            ws,
-            &mut self.loop_ws,
-            (q, &self.v),
-            &self.closures,
-            &mut self.k_dot,
-        );
+        // The placements and axes are at q: velocities and axes_dot at v,
+        // as K_dot and the cluster algorithm need.
+        velocity_pass(model, ws, &self.v);
         for l in &mut self.loops {
+            let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
             let k_dot = l.manifold.jacobians_mut().1;
-            restrict(&self.k_dot, &l.rows, &self.joints[l.cluster], k_dot);
+            loop_jacobian_on_speeds(model, ws, c, joints, None, Some(k_dot));
             l.manifold.differentiate().map_err(failure)?;
         }
         let (loops, loop_of) = (&self.loops, &self.loop_of);
@@ -344,14 +322,10 @@ impl ClusterChain {
         q: &[f64],
     ) -> Result<(), ClusterChainError> {
         forward_kinematics(model, ws, q);
-        loop_jacobian(model, ws, &mut self.loop_ws, &self.closures, &mut self.k);
         for l in &mut self.loops {
-            restrict(
-                &self.k,
-                &l.rows,
-                &self.joints[l.cluster],
-                l.manifold.jacobians_mut().0,
-            );
+            let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
+            let k = l.manifold.jacobians_mut().0;
+            loop_jacobian_on_speeds(model, ws, c, joints, Some(k), None);
             l.manifold.factor().map_err(failure)?;
         }
         Ok(())
@@ -378,15 +352,6 @@ impl ClusterChain {
                     }
                 }
             }
-        }
-    }
-}
-
-/// `out` = `k`'s block `rows` x `joints`.
-fn restrict(k: &DMatrix<f64>, rows: &Range<usize>, joints: &[usize], out: &mut DMatrix<f64>) {
-    for (c, &s) in joints.iter().enumerate() {
-        for (r, row) in rows.clone().enumerate() {
-            out[(r, c)] = k[(row, s)];
         }
     }
 }

@@ -325,3 +325,67 @@ fn the_spanning_trees_refusals_stand_for_the_cluster_tree() {
         "{err:?}"
     );
 }
+
+#[test]
+fn loop_jacobian_from_the_axes_equals_the_one_from_frame_jacobians() {
+    // Random seed 61; random trees, every kind, random (open) q and v: the
+    // restricted K and K_dot on all speeds against the frame-Jacobian ones.
+    let mut rng = SplitMix64(61);
+    let mut largest: f64 = 0.0;
+    for seed in 0..4u64 {
+        let model = random_tree(
+            RandomTreeOptions {
+                joints: 7,
+                free_root: false,
+                prismatic_probability: 0.2,
+            },
+            seed,
+        );
+        let mut ws = Workspace::new(&model);
+        let mut lw = LoopJacobianWorkspace::new(&model);
+        let on_bodies: Vec<usize> = (0..model.frames.len())
+            .filter(|&f| model.frames[f].body.is_some())
+            .collect();
+        let axis = Vec3::new(rng.uniform(-1.0, 1.0), 0.3, rng.uniform(-1.0, 1.0));
+        for kind in [
+            LoopKind::Point,
+            LoopKind::Planar { axis },
+            LoopKind::Revolute { axis },
+        ] {
+            let closure = LoopClosure {
+                name: "l".into(),
+                frame_a: on_bodies[2],
+                frame_b: on_bodies[on_bodies.len() - 1],
+                kind,
+            };
+            let m = kind.rows();
+            let q: Vec<f64> = (0..model.nq).map(|_| rng.uniform(-1.5, 1.5)).collect();
+            let v: Vec<f64> = (0..model.nv).map(|_| rng.uniform(-2.0, 2.0)).collect();
+            let (mut k, mut k_dot) = (DMatrix::zeros(m, model.nv), DMatrix::zeros(m, model.nv));
+            let closures = [closure.clone()];
+            loop_jacobian_time_derivative(
+                &model, &mut ws, &mut lw, &q, &v, &closures, &mut k, &mut k_dot,
+            );
+            let all: Vec<usize> = (0..model.nv).collect();
+            let (mut k2, mut k2_dot) = (DMatrix::zeros(m, model.nv), DMatrix::zeros(m, model.nv));
+            forward_kinematics(&model, &mut ws, &q);
+            crate::algorithms::velocity_pass(&model, &mut ws, &v);
+            crate::algorithms::loop_jacobian_on_speeds(
+                &model,
+                &ws,
+                &closure,
+                &all,
+                Some(&mut k2),
+                Some(&mut k2_dot),
+            );
+            let (dk, dk_dot) = ((&k2 - &k).amax(), (&k2_dot - &k_dot).amax());
+            assert!(
+                dk < 1e-12 && dk_dot < 1e-12,
+                "{kind:?} seed {seed}: K apart by {dk:e}, K_dot by {dk_dot:e}"
+            );
+            largest = largest.max(k_dot.amax());
+        }
+    }
+    // A comparison of zeros would prove nothing.
+    assert!(largest > 1e-2, "K_dot only {largest:e}");
+}
