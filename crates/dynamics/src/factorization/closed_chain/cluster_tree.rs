@@ -52,6 +52,12 @@ pub enum ClusterChainError {
         /// The body with the free joint.
         body: String,
     },
+    /// A dependent speed outside every loop's cycle: the loops cannot fix it.
+    #[error("joint '{joint}' is on no loop's cycle, so its speed must be independent")]
+    DependentOutsideLoops {
+        /// The joint's name.
+        joint: String,
+    },
     /// A loop's cluster has not as many independent speeds as its mobility.
     #[error("loop '{name}': {given} of its cluster's joints are independent, but its {joints} joints and {rows} rows leave a mobility of {mobility}")]
     ClusterMobility {
@@ -109,7 +115,11 @@ impl ClusterChain {
     /// # Errors
     /// [`ClusterChainError::Chain`] for what [`ClosedChain::new`] refuses;
     /// [`ClusterChainError::NotLocal`], [`ClusterChainError::FreeJointInLoop`]
-    /// and [`ClusterChainError::ClusterMobility`], naming the loop.
+    /// and [`ClusterChainError::ClusterMobility`], naming the loop;
+    /// [`ClusterChainError::DependentOutsideLoops`]. (With exact arithmetic
+    /// the last two cannot pass [`ClosedChain::new`]: a speed off the
+    /// cycles has a zero column in K at a closed configuration. They guard
+    /// the pivot tolerance's edge.)
     ///
     /// # Panics
     /// If `q.len() != model.nq` or `ws` was made for another model.
@@ -199,6 +209,10 @@ impl ClusterChain {
                     closure: l,
                     manifold: ConstraintManifold::new(joints.len(), &dependent),
                 });
+            } else if free.len() != joints.len() {
+                return Err(ClusterChainError::DependentOutsideLoops {
+                    joint: model.bodies[first].joint_name.clone(),
+                });
             } else {
                 loop_of.push(None);
             }
@@ -207,8 +221,6 @@ impl ClusterChain {
                 members,
                 member_parent,
                 member_row,
-                // Unwrap-free: every speed here is independent (checked
-                // above for loops; outside loops by ClosedChain's count).
                 columns: free.iter().filter_map(|&s| column_of(s)).collect(),
                 psi: 0,
             });
