@@ -265,6 +265,19 @@ impl ClusterChain {
         b: BodyFactorization,
     ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClusterChainError> {
         self.update_maps(model, ws, q)?;
+        self.along(model, ws, v_bar, b)
+    }
+
+    /// H_bar and C_bar at v_bar with K, A_k and the placements of the last
+    /// [`Self::update_maps`]: v = A v_bar, the velocities, K_dot and
+    /// A_dot_k, Algorithm 1 for clusters.
+    fn along(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        v_bar: &[f64],
+        b: BodyFactorization,
+    ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClusterChainError> {
         self.full_speeds(v_bar);
         // The placements and axes are at q: velocities and axes_dot at v,
         // as K_dot and the cluster algorithm need.
@@ -285,8 +298,9 @@ impl ClusterChain {
     /// The Christoffel symbols of the first kind in the independent
     /// coordinates, Gamma_bar_ijk = [C_bar*(q, e_j)]_ik (Wensing,
     /// Englsberger & Slotine (2023), eq. 10; sec. VI-C3's first method:
-    /// Algorithm 1 with unit speeds, r evaluations). Entry j is the matrix
-    /// (i, k). Allocates nothing.
+    /// Algorithm 1 with unit speeds; K and each A_k formed once, then r
+    /// evaluations of K_dot, A_dot_k and Algorithm 1). Entry j is the
+    /// matrix (i, k). Allocates nothing.
     ///
     /// # Errors
     /// As [`Self::coriolis_matrix`].
@@ -296,18 +310,13 @@ impl ClusterChain {
         ws: &mut Workspace,
         q: &[f64],
     ) -> Result<&[DMatrix<f64>], ClusterChainError> {
+        self.update_maps(model, ws, q)?;
         for j in 0..self.christoffel.len() {
             let mut unit = std::mem::take(&mut self.unit);
             unit.fill(0.0);
             unit[j] = 1.0;
             let evaluated = self
-                .coriolis_matrix(
-                    model,
-                    ws,
-                    q,
-                    &unit,
-                    BodyFactorization::ChristoffelConsistent,
-                )
+                .along(model, ws, &unit, BodyFactorization::ChristoffelConsistent)
                 .map(|_| ());
             self.unit = unit;
             evaluated?;
