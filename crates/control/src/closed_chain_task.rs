@@ -30,7 +30,10 @@
 //! (dH_bar/dt minus 2 C_bar is skew). Adaptive (Slotine–Li with an
 //! [`Adaptation`]): pi_hat_dot = -Gamma Y_bar^T s_bar = -Gamma Y^T (A
 //! s_bar) (Euclidean, or the natural law on the same Y^T (A s_bar)), and V
-//! plus the adaptation's storage term has the same rate.
+//! plus the adaptation's storage term has the same rate. The Cartesian
+//! variant ([`ChainTaskLaw::CartesianSlotineLi`]) damps s_bar in the
+//! independent joints instead of s_x in the task, -K_D s_bar for
+//! J_bar^T F, and adapts the same way.
 
 use crate::laws::Adaptation;
 use crate::task::Cholesky;
@@ -70,6 +73,16 @@ pub enum ChainTaskLaw {
     PdPlus {
         /// K_P on e.
         kp: Vec<f64>,
+    },
+    /// Slotine and Li's Cartesian law: the references of
+    /// [`ChainTaskLaw::SlotineLi`], the damping on the joint sliding
+    /// variable instead, tau_bar = H_bar a_u + C_bar u + g_bar - K_D s_bar
+    /// (K_D one per independent speed), so V = 1/2 s_bar^T H_bar s_bar has
+    /// dV/dt = -s_bar^T K_D s_bar (Slotine and Li's Cartesian law with a
+    /// square J_bar, the scenarios' `task_slotine_li`).
+    CartesianSlotineLi {
+        /// Lambda_x in x_dot_r = x_dot_d - Lambda_x e.
+        lambda: Vec<f64>,
     },
 }
 
@@ -191,7 +204,9 @@ impl ChainTaskControl {
             });
         }
         let gains = match &law {
-            ChainTaskLaw::SlotineLi { lambda } => ("lambda", lambda),
+            ChainTaskLaw::SlotineLi { lambda } | ChainTaskLaw::CartesianSlotineLi { lambda } => {
+                ("lambda", lambda)
+            }
             ChainTaskLaw::PdPlus { kp } => ("kp", kp),
         };
         for (which, g) in [gains, ("kd", &kd)] {
@@ -311,7 +326,8 @@ impl ChainTaskControl {
         }
         for n in 0..m {
             let (vr, ar) = match &self.law {
-                ChainTaskLaw::SlotineLi { lambda } => (
+                ChainTaskLaw::SlotineLi { lambda }
+                | ChainTaskLaw::CartesianSlotineLi { lambda } => (
                     d.v[n] - lambda[n] * self.e[n],
                     d.a[n] - lambda[n] * self.e_dot[n],
                 ),
@@ -377,8 +393,12 @@ impl ChainTaskControl {
         let a = chain.basis();
         tau.fill(0.0);
         for (n, &k) in self.independent.iter().enumerate() {
-            // A^T (H a_r + C v_r + g) + J_bar^T F.
+            // A^T (H a_r + C v_r + g) + J_bar^T F, or - K_D s_bar.
             let mut t: f64 = (0..tau_tree.len()).map(|i| a[(i, n)] * tau_tree[i]).sum();
+            if let ChainTaskLaw::CartesianSlotineLi { .. } = &self.law {
+                tau[k] = t - self.kd[n] * self.s_bar[n];
+                continue;
+            }
             for (j, s) in self.s_x.iter().enumerate() {
                 let mut force = -self.kd[j] * s;
                 if let ChainTaskLaw::PdPlus { kp } = &self.law {
@@ -454,8 +474,43 @@ impl ChainTaskControl {
         if let Some(a) = &self.adaptation {
             v += a.storage(estimates);
         }
-        let dissipation = self.s_x.iter().zip(&self.kd).map(|(s, k)| k * s * s).sum();
-        Ok((v, dissipation))
+        Ok((v, self.dissipation()))
+    }
+
+    /// The power the damping takes out at the last evaluation: s_x^T K_D
+    /// s_x, or s_bar^T K_D s_bar for [`ChainTaskLaw::CartesianSlotineLi`].
+    pub fn dissipation(&self) -> f64 {
+        let s = match self.law {
+            ChainTaskLaw::CartesianSlotineLi { .. } => &self.s_bar,
+            _ => &self.s_x,
+        };
+        s.iter().zip(&self.kd).map(|(s, k)| k * s * s).sum()
+    }
+
+    /// Multiplies K_D and Lambda_x (or K_P) by `factor` (the loop's fastest
+    /// modes scale with it; see `ControlLaw::scale_gains`).
+    pub fn scale_gains(&mut self, factor: f64) {
+        let gains = match &mut self.law {
+            ChainTaskLaw::SlotineLi { lambda } | ChainTaskLaw::CartesianSlotineLi { lambda } => {
+                lambda
+            }
+            ChainTaskLaw::PdPlus { kp } => kp,
+        };
+        for g in gains.iter_mut().chain(self.kd.iter_mut()) {
+            *g *= factor;
+        }
+    }
+
+    /// The passive output on the tree's speeds, A s_bar, of the last
+    /// evaluation.
+    pub fn tree_sliding(&self) -> &[f64] {
+        &self.s_tree
+    }
+
+    /// J_bar = J A of the last evaluation (the identity for
+    /// [`ChainTask::Joints`]).
+    pub fn task_jacobian(&self) -> &DMatrix<f64> {
+        &self.j_bar
     }
 }
 

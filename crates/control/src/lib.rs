@@ -226,7 +226,10 @@ impl Controller {
 
     /// The task's recorded quantities at the last `lyapunov` (None without a task).
     pub fn task_sample(&self) -> Option<TaskSample> {
-        self.task.as_ref().and_then(|t| t.sample)
+        match self.closed_chain.as_deref() {
+            Some(cc) => cc.sample,
+            None => self.task.as_ref().and_then(|t| t.sample),
+        }
     }
 
     /// The desired state at the last `compute` or `lyapunov`.
@@ -275,6 +278,7 @@ impl Controller {
         if let Some(cc) = self.closed_chain.as_deref_mut() {
             let whole = &mut self.tracking.desired;
             let at = (q, v);
+            let rate = adapt.then_some(&mut self.parameter_rate[..]);
             cc.torque(
                 &self.reference,
                 t,
@@ -282,7 +286,7 @@ impl Controller {
                 &mut self.ws,
                 at,
                 whole,
-                &mut self.tau,
+                (&mut self.tau, rate),
             );
             return;
         }
@@ -380,7 +384,8 @@ impl Controller {
         parameters: Option<Estimates>,
     ) -> Lyapunov {
         if self.closed_chain.is_some() {
-            return self.closed_chain_lyapunov(t, plant, plant_ws, (q, v));
+            let estimates = parameters.unwrap_or(Estimates::NONE);
+            return self.closed_chain_lyapunov(t, plant, plant_ws, (q, v), estimates);
         }
         self.errors(t, q, v);
         if let Some(tc) = self.task.as_deref_mut() {

@@ -97,6 +97,7 @@ impl Controller {
         }
         let linear = last == LastCompute::AtThisState
             && self.tracking.root_speeds == 0
+            && self.closed_chain.is_none()
             && matches!(
                 &self.law,
                 ControlLaw::SlotineLi(l) if l.adaptation.is_some()

@@ -213,6 +213,25 @@ impl ConstrainedPlant {
         }
     }
 
+    /// The independent accelerations v_bar_dot at the tree configuration
+    /// `q` (on the loops) and independent speeds `v_bar`, with the tree
+    /// torques `control` gives there (at the plant's time); the state is
+    /// left as it was.
+    ///
+    /// # Errors
+    /// As [`Self::step`].
+    pub fn acceleration_at(
+        &mut self,
+        q: &[f64],
+        v_bar: &[f64],
+        control: &mut Control,
+    ) -> Result<&[f64], ConstrainedPlantError> {
+        self.stage_q.copy_from_slice(q);
+        self.stage_v_bar.copy_from_slice(v_bar);
+        self.derivative(0, self.t, control)?;
+        Ok(&self.rate_v_bar[0])
+    }
+
     /// Advances one RK4 step under the tree torques `tau` (length nv, held
     /// over the step), then projects the dependent coordinates onto the
     /// loops. Allocates nothing.

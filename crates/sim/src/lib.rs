@@ -606,21 +606,8 @@ impl Simulation {
                 let r = &self.rates;
                 rk4_combine(&mut self.q, dt, [&r[0].q, &r[1].q, &r[2].q, &r[3].q]);
                 rk4_combine(&mut self.v, dt, [&r[0].v, &r[1].v, &r[2].v, &r[3].v]);
-                self.mean_parameter_rate.fill(0.0);
-                rk4_combine(
-                    &mut self.mean_parameter_rate,
-                    1.0,
-                    [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
-                );
                 self.advance_energy_rk4(dt);
-                let mean = &self.mean_parameter_rate;
-                advance_parameters(
-                    &self.controller,
-                    &mut self.parameters,
-                    &mut self.stage_p,
-                    dt,
-                    mean,
-                );
+                self.advance_parameters_rk4(dt);
             }
             Integrator::SemiImplicitEuler => {
                 self.derivative(0, t);
@@ -650,6 +637,26 @@ impl Simulation {
         self.check()
     }
 
+    /// Advances the estimates by RK4's weighted mean of the four stages'
+    /// parameter rates.
+    fn advance_parameters_rk4(&mut self, dt: f64) {
+        let r = &self.rates;
+        self.mean_parameter_rate.fill(0.0);
+        rk4_combine(
+            &mut self.mean_parameter_rate,
+            1.0,
+            [&r[0].p, &r[1].p, &r[2].p, &r[3].p],
+        );
+        let mean = &self.mean_parameter_rate;
+        advance_parameters(
+            &self.controller,
+            &mut self.parameters,
+            &mut self.stage_p,
+            dt,
+            mean,
+        );
+    }
+
     /// Advances the energy integrals by RK4's weighted mean of the four
     /// stages' power flows.
     fn advance_energy_rk4(&mut self, dt: f64) {
@@ -673,18 +680,32 @@ impl Simulation {
 
     /// One step of the constrained plant: its RK4 with the controller (and
     /// the pushes, as generalized forces on the tree) at every stage, the
-    /// energy integrals by the same weights, the state read back.
+    /// estimates (adaptive laws) and the energy integrals by the same
+    /// stages and weights, the state read back.
     fn constrained_step(&mut self, plant: &mut ConstrainedPlant) -> Result<(), Divergence> {
         let (t, dt) = (self.t, self.dt);
         let continuous = self.control == ControlMode::Continuous;
         let mut k = 0;
         let stepped = plant.step_controlled(&mut |time, q, _v_bar, v, tau| {
+            // RK4's stage k of the estimates: along stage k - 1's rate.
+            match k {
+                0 => self.stage_p.copy_from_slice(&self.parameters),
+                _ => {
+                    let h = if k == 3 { dt } else { dt / 2.0 };
+                    let rate = &self.rates[k - 1].p;
+                    self.controller
+                        .step_parameters(&self.parameters, h, rate, &mut self.stage_p);
+                }
+            }
+            let p = std::mem::take(&mut self.stage_p);
             if continuous {
-                self.evaluate_controller(time, q, v, &[]);
+                self.evaluate_controller(time, q, v, &p);
                 self.hold_controller_output();
             }
             let here = continuous || (k == 0 && self.held_at_step_start);
-            self.rates[k].energy = self.push_and_account(time, (q, v, &[]), here);
+            self.rates[k].energy = self.push_and_account(time, (q, v, &p), here);
+            self.rates[k].p.copy_from_slice(&self.held_rate);
+            self.stage_p = p;
             tau.copy_from_slice(&self.plant_tau);
             k += 1;
         });
@@ -699,6 +720,11 @@ impl Simulation {
             });
         }
         self.advance_energy_rk4(dt);
+        self.advance_parameters_rk4(dt);
+        self.controller.clamp_parameters(&mut self.parameters);
+        if let Some(c) = &mut self.consistency {
+            c.after_step(&self.parameters);
+        }
         self.t = t + dt;
         self.check()
     }

@@ -11,8 +11,9 @@
 //! light links under stiff damping give modes of 1e4 /s and more, and at
 //! 1 ms RK4 takes real modes only up to |h mu| = 2.79.
 
-use crate::{Integrator, Simulation};
+use crate::{ConstrainedPlant, Integrator, Simulation};
 use nalgebra::{Complex, DMatrix, DVector, Schur};
+use passivity_control::Controller;
 use passivity_dynamics::algorithms::{aba, Workspace};
 use passivity_dynamics::model::{Joint, Model};
 
@@ -86,12 +87,11 @@ struct Linearization {
 impl Simulation {
     /// The closed loop at the current state against the integrator's step,
     /// or None when the linearization is not finite (the run's own
-    /// divergence check then reports the state), and None on a constrained
-    /// plant (its linearization in the independent coordinates is not built).
+    /// divergence check then reports the state). On a constrained plant the
+    /// loop is linearized in the chain's independent coordinates (the
+    /// reduced dynamics H_bar v_bar_dot + C_bar* v_bar + A^T g = A^T tau,
+    /// the controller's gains acting through A), the state [q_bar; v_bar].
     pub fn step_stability(&self) -> Option<StepStability> {
-        if self.constrained.is_some() {
-            return None;
-        }
         let loop_ = self.linearize(1.0)?;
         let largest = loop_.largest_stable_step(self.integrator, self.dt);
         let margin = largest / self.dt;
@@ -102,7 +102,12 @@ impl Simulation {
             margin,
             limiting_rate: mode.map_or(0.0, |m| m.norm()),
             joint: mode.map_or(String::new(), |m| {
-                joint_name(&self.plant, loop_.dominant_speed(m))
+                let k = loop_.dominant_speed(m);
+                let speed = self
+                    .constrained
+                    .as_ref()
+                    .map_or(k, |c| c.chain().independent_speeds()[k]);
+                joint_name(&self.plant, speed)
             }),
             gain_factor: if margin < 1.0 {
                 self.gain_factor()
@@ -138,39 +143,91 @@ impl Simulation {
     /// current state by central differences in x = [dq; v] (dq in the
     /// tangent space at q): 4 nv evaluations of the controller and ABA.
     fn linearize(&self, gain_factor: f64) -> Option<Linearization> {
+        let mut controller = self.controller.clone();
+        controller.scale_gains(gain_factor);
+        if let Some(plant) = &self.constrained {
+            return self.linearize_chain(plant, controller);
+        }
         let model = &self.plant;
         let n = model.nv;
-        let mut controller = self.controller.clone();
-        controller.law.scale_gains(gain_factor);
         let mut ws = Workspace::new(model);
         let mut q = vec![0.0; model.nq];
-        let mut acceleration = |x: &[f64]| {
+        let acceleration = |x: &[f64]| {
             model.integrate(&self.q, &x[..n], 1.0, &mut q);
             controller.compute(self.t, &self.estimate, &q, &x[n..]);
-            aba(model, &mut ws, &q, &x[n..], &controller.tau).clone()
+            Some(aba(model, &mut ws, &q, &x[n..], &controller.tau).clone())
         };
-        let mut a = DMatrix::zeros(2 * n, 2 * n);
-        let mut x = vec![0.0; 2 * n];
-        x[n..].copy_from_slice(&self.v);
-        for column in 0..2 * n {
-            let eps = 1e-6 * x[column].abs().max(1.0);
-            x[column] += eps;
-            let plus = acceleration(&x);
-            x[column] -= 2.0 * eps;
-            let minus = acceleration(&x);
-            x[column] += eps;
-            a.view_mut((n, column), (n, 1))
-                .copy_from(&((plus - minus) / (2.0 * eps)));
-        }
-        for k in 0..n {
-            a[(k, n + k)] = 1.0;
-        }
-        if !a.iter().all(|x| x.is_finite()) {
-            return None;
-        }
-        let modes = eigenvalues(&a)?;
-        Some(Linearization { a, modes })
+        linearization(&self.v, acceleration)
     }
+
+    /// The loop on the constrained `plant` linearized in x = [dq_bar;
+    /// v_bar]: the independent coordinates moved by dq_bar, the dependent
+    /// ones projected back onto the loops, v_bar_dot from the reduced
+    /// dynamics with `controller`'s torques.
+    fn linearize_chain(
+        &self,
+        plant: &ConstrainedPlant,
+        mut controller: Controller,
+    ) -> Option<Linearization> {
+        let mut plant = plant.clone();
+        let mut chain = plant.chain().clone();
+        let model = plant.model().clone();
+        let coordinates: Vec<usize> = chain
+            .independent_speeds()
+            .iter()
+            .map(|&s| model.bodies[model.dof_body[s]].q_index)
+            .collect();
+        let r = coordinates.len();
+        let mut ws = Workspace::new(&model);
+        let (q0, v_bar0) = (plant.q().to_vec(), plant.v_bar().to_vec());
+        let mut q = q0.clone();
+        let estimate = &self.estimate;
+        let acceleration = |x: &[f64]| {
+            q.copy_from_slice(&q0);
+            for (&i, dx) in coordinates.iter().zip(x) {
+                q[i] += dx;
+            }
+            chain.project(&model, &mut ws, &mut q).ok()?;
+            let mut control = |t: f64, q: &[f64], _: &[f64], v: &[f64], tau: &mut [f64]| {
+                controller.compute(t, estimate, q, v);
+                tau.copy_from_slice(&controller.tau);
+            };
+            let a = plant.acceleration_at(&q, &x[r..], &mut control).ok()?;
+            Some(DVector::from_column_slice(a))
+        };
+        linearization(&v_bar0, acceleration)
+    }
+}
+
+/// The state matrix of d/dt [dq; v] = [v; acceleration(dq, v)] at dq = 0,
+/// v = `v` by central differences, and its modes; None when an evaluation
+/// fails or the matrix is not finite.
+fn linearization(
+    v: &[f64],
+    mut acceleration: impl FnMut(&[f64]) -> Option<DVector<f64>>,
+) -> Option<Linearization> {
+    let n = v.len();
+    let mut a = DMatrix::zeros(2 * n, 2 * n);
+    let mut x = vec![0.0; 2 * n];
+    x[n..].copy_from_slice(v);
+    for column in 0..2 * n {
+        let eps = 1e-6 * x[column].abs().max(1.0);
+        x[column] += eps;
+        let plus = acceleration(&x)?;
+        x[column] -= 2.0 * eps;
+        let minus = acceleration(&x)?;
+        x[column] += eps;
+        a.view_mut((n, column), (n, 1))
+            .copy_from(&((plus - minus) / (2.0 * eps)));
+    }
+    for k in 0..n {
+        a[(k, n + k)] = 1.0;
+    }
+    if !a.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    let modes = eigenvalues(&a)?;
+    Some(Linearization { a, modes })
 }
 
 impl Linearization {

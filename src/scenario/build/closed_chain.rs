@@ -39,13 +39,11 @@ impl Scenario {
             }
             return Ok(None);
         }
-        for (given, key) in [(f.task.is_some(), "task"), (f.stance.is_some(), "stance")] {
-            if given {
-                return Err(self.invalid(
-                    key,
-                    "is not built for a closed chain yet (its controllers act in the independent joints)",
-                ));
-            }
+        if f.stance.is_some() {
+            return Err(self.invalid(
+                "stance",
+                "is not built for a closed chain yet (its controllers act in the independent joints or a [task])",
+            ));
         }
         let s = &f.simulation;
         if s.plant != PlantKind::Own {

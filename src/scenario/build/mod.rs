@@ -322,9 +322,13 @@ impl Scenario {
             ..t.clone()
         });
         let built = match (&common.stance, chain) {
-            (_, Some(c)) => {
-                Controller::with_closed_chain(law, factorization, reference, c.clone(), &estimate)
-            }
+            (_, Some(c)) => Controller::with_closed_chain(
+                law,
+                factorization,
+                reference,
+                (c.clone(), task),
+                &estimate,
+            ),
             (Some(s), None) if controller_spec.is_stance() => Controller::with_stance(
                 law,
                 factorization,
