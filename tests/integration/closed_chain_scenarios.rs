@@ -166,6 +166,70 @@ fn adaptation_on_the_knee_leg_keeps_its_storage_and_tracks_closer() {
     assert!(c.max_drift_after_projection < 1e-12, "{c:?}");
 }
 
+/// The knee leg's adaptive variant with `law` and `gamma` at `step`.
+fn knee_adaptive(law: &str, gamma: f64, step: f64) -> VariantResult {
+    let path = repo_path("scenarios/fourbar_knee_torsion.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen(
+            "adaptation = true, gamma = 0.2 }",
+            &format!("adaptation = \"{law}\", gamma = {gamma:?} }}"),
+            1,
+        )
+        .replacen("step = 0.001", &format!("step = {step:?}"), 1);
+    let v = Scenario::parse(&text, &path)
+        .unwrap()
+        .variants()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.name == "slotine_li_light_adaptive")
+        .unwrap();
+    passivity_lab::scenario::run_variant(v, &mut |_| {})
+}
+
+/// Faster adaptation on the chain: the Euclidean law at gamma = 1 and the
+/// natural (log-det) law through the same regressor Y_bar^T s_bar
+/// (gamma = 10 J per body; 0.2 J, the Panda study's, drives the knee leg
+/// into a singular configuration within 13 ms). Both keep V (with their
+/// storage terms) from rising and track closer than the fixed estimate.
+/// Their books' residual (3e-5 and 2.5e-5 of V(0) at 1 ms, measured) is
+/// bounded at 1e-4, not at the 1e-6 of the slower shipped variant: halving
+/// the step divided it by only 6.3 (Euclidean) and 2.0 (natural), not
+/// RK4's 16, so some term of the adaptive books on the chain converges at
+/// a lower order. Not found yet; the ratios are printed.
+#[test]
+fn faster_and_natural_adaptation_on_the_knee_leg() {
+    let fixed = Scenario::load(repo_path("scenarios/fourbar_knee_torsion.toml"))
+        .unwrap()
+        .variants()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.name == "slotine_li_light_fixed")
+        .map(|v| passivity_lab::scenario::run_variant(v, &mut |_| {}))
+        .unwrap();
+    let e_fixed = rms_error_after(&fixed, 2.0);
+    for (law, gamma) in [("euclidean", 1.0), ("natural", 10.0)] {
+        let (coarse, fine) = (
+            knee_adaptive(law, gamma, 1e-3),
+            knee_adaptive(law, gamma, 5e-4),
+        );
+        let e = rms_error_after(&coarse, 2.0);
+        let ratio = books(&coarse) / books(&fine);
+        eprintln!(
+            "knee leg, {law} law, gamma {gamma}: rms |e| over the last 2 s {e:.2e} (fixed {e_fixed:.2e}); books {:.1e} of V(0) at 1 ms, {:.1e} at 0.5 ms (ratio {ratio:.1}); largest rise of V {:.1e} of V(0)",
+            books(&coarse),
+            books(&fine),
+            largest_increase(&coarse)
+        );
+        for r in [&coarse, &fine] {
+            assert!(r.divergence.is_none(), "{law}: {:?}", r.divergence);
+            assert!(largest_increase(r) < 1e-9, "{law}");
+        }
+        assert!(books(&coarse) < 1e-4, "{law}: books {:e}", books(&coarse));
+        assert!(e < 0.5 * e_fixed, "{law}: {e:e} against {e_fixed:e}");
+    }
+}
+
 /// Two pushes on the knee leg's shank: the supply y^T tau_ext enters the
 /// books, which still balance (V(t) - V(0) = supply - dissipation +
 /// mismatch to RK4's error), and the loop stays closed.
