@@ -207,8 +207,8 @@ fn jacobian_and_derivative(
 }
 
 /// One closure's rows of K(q) on the speeds `speeds` only (column c is
-/// speed `speeds[c]`) into `k`, and of K_dot(q, v) into `k_dot`, each when
-/// given,
+/// speed `speeds[c]`) into rows `row..` of `k`, and of K_dot(q, v) into
+/// those of `k_dot`, each when given,
 /// from the joint axes instead of the frames' full Jacobians: speed s's
 /// column of a frame's world-aligned Jacobian at its origin p is
 /// [S_s.ang; S_s.lin + S_s.ang x p] when s moves the frame (zero
@@ -219,16 +219,22 @@ fn jacobian_and_derivative(
 /// (q, v). Allocates nothing.
 ///
 /// # Panics
-/// If `k` (or `k_dot`) is not rows x `speeds.len()`, or an index is out of
-/// range.
+/// If `k` (or `k_dot`) has fewer than `row` + rows rows or other than
+/// `speeds.len()` columns, or an index is out of range.
 pub(crate) fn loop_jacobian_on_speeds(
     model: &Model,
     ws: &Workspace,
-    c: &LoopClosure,
+    (c, row): (&LoopClosure, usize),
     speeds: &[usize],
     mut k: Option<&mut DMatrix<f64>>,
     mut k_dot: Option<&mut DMatrix<f64>>,
 ) {
+    for m in [k.as_deref(), k_dot.as_deref()].into_iter().flatten() {
+        assert!(
+            m.nrows() >= row + c.kind.rows() && m.ncols() == speeds.len(),
+            "loop_jacobian_on_speeds: wrong output size"
+        );
+    }
     let ends = [c.frame_a, c.frame_b].map(|f| {
         let body = model.frames[f].body;
         let p = frame_placement(model, ws, f).trans;
@@ -256,10 +262,12 @@ pub(crate) fn loop_jacobian_on_speeds(
             )
         });
         if let Some(k) = k.as_deref_mut() {
-            sides.jacobian_column(c, &ja, &jb, |r, x| k[(r, col)] = x);
+            sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
         }
         if let Some(k_dot) = k_dot.as_deref_mut() {
-            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| k_dot[(r, col)] = x);
+            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| {
+                k_dot[(row + r, col)] = x
+            });
         }
     }
 }

@@ -21,8 +21,8 @@ use super::constraint_manifold::{
 };
 use super::Factorization;
 use crate::algorithms::{
-    forward_kinematics, loop_jacobian, loop_jacobian_derivative, loop_jacobian_time_derivative,
-    loop_residual, loop_rows, LoopJacobianWorkspace, Workspace,
+    forward_kinematics, loop_jacobian, loop_jacobian_on_speeds, loop_residual, loop_rows,
+    velocity_pass, LoopJacobianWorkspace, Workspace,
 };
 use crate::model::{Joint, LoopClosure, Model};
 use nalgebra::DMatrix;
@@ -166,7 +166,8 @@ pub struct Projection {
 pub struct ClosedChain {
     closures: Vec<LoopClosure>,
     manifold: ConstraintManifold,
-    loop_ws: LoopJacobianWorkspace,
+    /// Every speed of the tree, 0..nv: K's columns.
+    all_speeds: Vec<usize>,
     /// The configuration index of each dependent speed's joint.
     dependent_q: Vec<usize>,
     residual: Vec<f64>,
@@ -311,7 +312,7 @@ impl ClosedChain {
         let mut chain = ClosedChain {
             closures,
             manifold: ConstraintManifold::new(nv, &dependent),
-            loop_ws,
+            all_speeds: (0..nv).collect(),
             dependent_q,
             residual: vec![0.0; m],
             newton: DMatrix::zeros(m, 1),
@@ -388,13 +389,7 @@ impl ClosedChain {
                     residual,
                 });
             }
-            loop_jacobian(
-                model,
-                ws,
-                &mut self.loop_ws,
-                &self.closures,
-                self.manifold.jacobians_mut().0,
-            );
+            self.form_loop_jacobian(model, ws);
             self.manifold.factor().map_err(failure)?;
             self.newton.column_mut(0).copy_from_slice(&self.residual);
             self.manifold.solve_dependent(&mut self.newton);
@@ -430,14 +425,34 @@ impl ClosedChain {
         q: &[f64],
     ) -> Result<(), ClosedChainError> {
         forward_kinematics(model, ws, q);
-        loop_jacobian(
-            model,
-            ws,
-            &mut self.loop_ws,
-            &self.closures,
-            self.manifold.jacobians_mut().0,
-        );
+        self.form_loop_jacobian(model, ws);
         self.manifold.factor().map_err(failure)
+    }
+
+    /// K(q) into the manifold, from the placements and axes at q in `ws`
+    /// (each speed's column from its joint axis, `loop_jacobian_on_speeds`:
+    /// no frame Jacobians formed).
+    fn form_loop_jacobian(&mut self, model: &Model, ws: &Workspace) {
+        let k = self.manifold.jacobians_mut().0;
+        let mut row = 0;
+        for c in &self.closures {
+            loop_jacobian_on_speeds(model, ws, (c, row), &self.all_speeds, Some(k), None);
+            row += c.kind.rows();
+        }
+    }
+
+    /// K_dot(q, v) into the manifold: the placements and axes at q again
+    /// (a caller may have run other algorithms since K), the velocities
+    /// and axis rates at v, then each speed's column from its joint axis.
+    fn form_loop_jacobian_rate(&mut self, model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) {
+        forward_kinematics(model, ws, q);
+        velocity_pass(model, ws, v);
+        let k_dot = self.manifold.jacobians_mut().1;
+        let mut row = 0;
+        for c in &self.closures {
+            loop_jacobian_on_speeds(model, ws, (c, row), &self.all_speeds, None, Some(k_dot));
+            row += c.kind.rows();
+        }
     }
 
     /// K(q), K_dot(q, v), A(q) and A_dot(q, v), exact and without
@@ -456,10 +471,8 @@ impl ClosedChain {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), ClosedChainError> {
-        let (k, k_dot) = self.manifold.jacobians_mut();
-        loop_jacobian_time_derivative(model, ws, &mut self.loop_ws, q, v, &self.closures, k, k_dot);
-        self.manifold.factor().map_err(failure)?;
-        self.manifold.differentiate().map_err(failure)
+        self.update_basis(model, ws, q)?;
+        self.differentiate_along(model, ws, q, v)
     }
 
     /// [`Self::update_basis`] at q, v = A v_bar into `v`, then K_dot(q, v)
@@ -495,8 +508,7 @@ impl ClosedChain {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), ClosedChainError> {
-        let k_dot = self.manifold.jacobians_mut().1;
-        loop_jacobian_derivative(model, ws, &mut self.loop_ws, (q, v), &self.closures, k_dot);
+        self.form_loop_jacobian_rate(model, ws, q, v);
         self.manifold.differentiate().map_err(failure)
     }
 

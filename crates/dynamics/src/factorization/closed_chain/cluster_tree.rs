@@ -285,7 +285,7 @@ impl ClusterChain {
         for l in &mut self.loops {
             let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
             let k_dot = l.manifold.jacobians_mut().1;
-            loop_jacobian_on_speeds(model, ws, c, joints, None, Some(k_dot));
+            loop_jacobian_on_speeds(model, ws, (c, 0), joints, None, Some(k_dot));
             l.manifold.differentiate().map_err(failure)?;
         }
         let (loops, loop_of) = (&self.loops, &self.loop_of);
@@ -346,7 +346,7 @@ impl ClusterChain {
         for l in &mut self.loops {
             let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
             let k = l.manifold.jacobians_mut().0;
-            loop_jacobian_on_speeds(model, ws, c, joints, Some(k), None);
+            loop_jacobian_on_speeds(model, ws, (c, 0), joints, Some(k), None);
             l.manifold.factor().map_err(failure)?;
         }
         Ok(())

@@ -373,7 +373,7 @@ fn loop_jacobian_from_the_axes_equals_the_one_from_frame_jacobians() {
             crate::algorithms::loop_jacobian_on_speeds(
                 &model,
                 &ws,
-                &closure,
+                (&closure, 0),
                 &all,
                 Some(&mut k2),
                 Some(&mut k2_dot),
