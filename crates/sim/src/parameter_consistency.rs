@@ -5,7 +5,9 @@
 //! divergence sum_i d(P_i || P_hat_i) (Lee, Kwon & Park 2018) measures how
 //! far the estimates are from the truth in the geometry of the natural law.
 
-use passivity_dynamics::spatial::{pseudo_inertia, pseudo_inertia_min_eigenvalue, Mat4};
+use passivity_dynamics::spatial::{
+    pseudo_inertia, pseudo_inertia_divergence, pseudo_inertia_min_eigenvalue, Mat4,
+};
 use serde::Serialize;
 
 /// The estimates' consistency over a run so far.
@@ -29,8 +31,9 @@ pub struct ParameterConsistency {
 pub(crate) struct ConsistencyCheck {
     /// Per body: was its estimate ever non-physical.
     ever_non_physical: Vec<bool>,
-    /// The true pseudo-inertias' Cholesky factors (None where singular).
-    truth: Vec<Option<nalgebra::Cholesky<f64, nalgebra::U4>>>,
+    /// The true pseudo-inertias (None where not positive definite: no
+    /// divergence from them is defined).
+    truth: Vec<Option<Mat4>>,
     report: ParameterConsistency,
 }
 
@@ -39,7 +42,7 @@ impl ConsistencyCheck {
     pub(crate) fn new(true_parameters: &[f64]) -> Self {
         let truth: Vec<_> = true_parameters
             .chunks_exact(10)
-            .map(|p| pseudo_inertia(p).cholesky())
+            .map(|p| Some(pseudo_inertia(p)).filter(|p| p.cholesky().is_some()))
             .collect();
         ConsistencyCheck {
             ever_non_physical: vec![false; truth.len()],
@@ -73,22 +76,11 @@ impl ConsistencyCheck {
                 .min_eigenvalue
                 .min(pseudo_inertia_min_eigenvalue(&p_hat));
             if let Some(truth) = truth {
-                divergence += log_det_divergence(truth, &p_hat);
+                divergence += pseudo_inertia_divergence(truth, &p_hat);
             }
         }
         self.report.divergence = divergence;
         self.report.non_physical_bodies = self.ever_non_physical.iter().filter(|b| **b).count();
         self.report
     }
-}
-
-/// ln det P_hat - ln det P + tr(P_hat^-1 P) - 4 with P given by its
-/// Cholesky factor; infinite when P_hat is not positive definite.
-fn log_det_divergence(truth: &nalgebra::Cholesky<f64, nalgebra::U4>, p_hat: &Mat4) -> f64 {
-    let Some(estimate) = p_hat.cholesky() else {
-        return f64::INFINITY;
-    };
-    let log_det = |l: Mat4| 2.0 * l.diagonal().iter().map(|x| x.ln()).sum::<f64>();
-    let p = truth.l() * truth.l().transpose();
-    log_det(estimate.l()) - log_det(truth.l()) + (estimate.inverse() * p).trace() - 4.0
 }

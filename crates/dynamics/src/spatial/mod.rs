@@ -21,7 +21,8 @@ pub use matrix6::{
 };
 pub use pseudo_inertia::{
     log_cholesky_of_pseudo_inertia, parameters_of_pseudo_inertia, pseudo_inertia,
-    pseudo_inertia_dual, pseudo_inertia_min_eigenvalue, pseudo_inertia_of_log_cholesky, Mat4,
+    pseudo_inertia_divergence, pseudo_inertia_dual, pseudo_inertia_min_eigenvalue,
+    pseudo_inertia_of_log_cholesky, Mat4,
 };
 pub use sin_cos::sin_cos;
 pub use transform::Transform;

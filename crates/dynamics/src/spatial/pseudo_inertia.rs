@@ -106,6 +106,20 @@ pub fn pseudo_inertia_min_eigenvalue(p: &Mat4) -> f64 {
     p.symmetric_eigenvalues().min()
 }
 
+/// The log-det divergence d(P || P_hat) = ln det P_hat - ln det P +
+/// tr(P_hat^-1 P) - 4: the Bregman divergence of -ln det on pseudo-inertias
+/// (Lee, Kwon & Park 2018), zero exactly at P_hat = P; infinite when either
+/// is not positive definite.
+pub fn pseudo_inertia_divergence(p: &Mat4, p_hat: &Mat4) -> f64 {
+    match (p_hat.cholesky(), p.cholesky()) {
+        (Some(estimate), Some(truth)) => {
+            let log_det = |l: &Mat4| 2.0 * l.diagonal().iter().map(|x| x.ln()).sum::<f64>();
+            log_det(&estimate.l()) - log_det(&truth.l()) + (estimate.inverse() * p).trace() - 4.0
+        }
+        _ => f64::INFINITY,
+    }
+}
+
 /// The pseudo-inertia U U^T of log-Cholesky parameters `[alpha, d1, d2, d3,
 /// s12, s23, s13, t1, t2, t3]` (Rucker & Wensing 2022): positive definite for
 /// every real vector.
@@ -174,6 +188,23 @@ mod tests {
     fn body() -> [f64; 10] {
         let inertia = Mat3::new(0.3, 0.02, -0.01, 0.02, 0.25, 0.03, -0.01, 0.03, 0.2);
         RigidInertia::from_com(2.5, Vec3::new(0.1, -0.2, 0.05), inertia).parameters()
+    }
+
+    #[test]
+    fn the_divergence_vanishes_only_at_the_truth_and_is_infinite_off_the_cone() {
+        let p = pseudo_inertia(&body());
+        assert!(pseudo_inertia_divergence(&p, &p).abs() < 1e-13);
+        // Scaling the whole body by s: d = 4 (ln s + 1/s - 1) > 0.
+        let s: f64 = 1.3;
+        let d = pseudo_inertia_divergence(&p, &(p * s));
+        let expected = 4.0 * (s.ln() + 1.0 / s - 1.0);
+        assert!((d - expected).abs() < 1e-12, "{d} vs {expected}");
+        // A point mass is on the boundary of the cone: not positive definite.
+        let point = RigidInertia::from_com(1.0, Vec3::zeros(), Mat3::zeros()).parameters();
+        assert_eq!(
+            pseudo_inertia_divergence(&p, &pseudo_inertia(&point)),
+            f64::INFINITY
+        );
     }
 
     #[test]

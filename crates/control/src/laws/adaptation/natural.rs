@@ -32,7 +32,8 @@
 use nalgebra::{Matrix4, SymmetricEigen};
 use passivity_dynamics::model::Model;
 use passivity_dynamics::spatial::{
-    parameters_of_pseudo_inertia, pseudo_inertia, pseudo_inertia_dual, Mat3, Vec3,
+    parameters_of_pseudo_inertia, pseudo_inertia, pseudo_inertia_divergence, pseudo_inertia_dual,
+    Mat3, Vec3,
 };
 
 /// The natural adaptation law's gains and rotors.
@@ -105,7 +106,7 @@ impl NaturalAdaptation {
         (0..self.gamma.len())
             .map(|i| {
                 let (p_hat, p) = self.body_matrices(i, estimate, truth);
-                self.gamma[i] * log_det_divergence(&p, &p_hat)
+                self.gamma[i] * pseudo_inertia_divergence(&p, &p_hat)
             })
             .sum()
     }
@@ -155,19 +156,6 @@ impl NaturalAdaptation {
                 scalar_as_matrix(axial_inertia(&truth[body], a)),
             ),
         }
-    }
-}
-
-/// The Bregman divergence of -ln det: ln det P_hat - ln det P +
-/// tr(P_hat^-1 P) - n (Lee, Kwon & Park 2018); infinite when P_hat is not
-/// positive definite.
-fn log_det_divergence(p: &Matrix4<f64>, p_hat: &Matrix4<f64>) -> f64 {
-    match (p_hat.cholesky(), p.cholesky()) {
-        (Some(ch), Some(c)) => {
-            let log_det = |l: &Matrix4<f64>| 2.0 * l.diagonal().iter().map(|x| x.ln()).sum::<f64>();
-            log_det(&ch.l()) - log_det(&c.l()) + (ch.inverse() * p).trace() - 4.0
-        }
-        _ => f64::INFINITY,
     }
 }
 
