@@ -334,6 +334,13 @@ fn induced_torsion(
             chain.reduced_dynamics(model, ws, q, &v, f).1.clone()
         })
         .collect();
+    largest_torsion(&slices)
+}
+
+/// The largest |Gamma_ijk - Gamma_ikj| of the slices C_bar(e_j): zero for
+/// a torsion-free factorization.
+fn largest_torsion(slices: &[DMatrix<f64>]) -> f64 {
+    let r = slices.len();
     let mut worst: f64 = 0.0;
     for i in 0..r {
         for j in 0..r {

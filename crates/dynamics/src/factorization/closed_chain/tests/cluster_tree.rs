@@ -190,15 +190,7 @@ fn torsion(
                 .clone()
         })
         .collect();
-    let mut worst: f64 = 0.0;
-    for i in 0..r {
-        for j in 0..r {
-            for k in 0..r {
-                worst = worst.max((slices[j][(i, k)] - slices[k][(i, j)]).abs());
-            }
-        }
-    }
-    worst
+    largest_torsion(&slices)
 }
 
 #[test]
