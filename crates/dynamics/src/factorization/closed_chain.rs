@@ -441,11 +441,10 @@ impl ClosedChain {
         }
     }
 
-    /// K_dot(q, v) into the manifold: the placements and axes at q again
-    /// (a caller may have run other algorithms since K), the velocities
-    /// and axis rates at v, then each speed's column from its joint axis.
-    fn form_loop_jacobian_rate(&mut self, model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64]) {
-        forward_kinematics(model, ws, q);
+    /// K_dot(q, v) into the manifold, from the placements and axes at q in
+    /// `ws` (left by [`Self::update_basis`]): the velocities and axis rates
+    /// at v, then each speed's column from its joint axis.
+    fn form_loop_jacobian_rate(&mut self, model: &Model, ws: &mut Workspace, v: &[f64]) {
         velocity_pass(model, ws, v);
         let k_dot = self.manifold.jacobians_mut().1;
         let mut row = 0;
@@ -472,7 +471,7 @@ impl ClosedChain {
         v: &[f64],
     ) -> Result<(), ClosedChainError> {
         self.update_basis(model, ws, q)?;
-        self.differentiate_along(model, ws, q, v)
+        self.differentiate_along(model, ws, v)
     }
 
     /// [`Self::update_basis`] at q, v = A v_bar into `v`, then K_dot(q, v)
@@ -496,19 +495,18 @@ impl ClosedChain {
     ) -> Result<(), ClosedChainError> {
         self.update_basis(model, ws, q)?;
         self.full_speeds(v_bar, v);
-        self.differentiate_along(model, ws, q, v)
+        self.differentiate_along(model, ws, v)
     }
 
     /// K_dot(q, v) and A_dot with K, K_d's factors and A of the last
-    /// update at the same q.
+    /// update at the same q, whose placements and axes are still in `ws`.
     fn differentiate_along(
         &mut self,
         model: &Model,
         ws: &mut Workspace,
-        q: &[f64],
         v: &[f64],
     ) -> Result<(), ClosedChainError> {
-        self.form_loop_jacobian_rate(model, ws, q, v);
+        self.form_loop_jacobian_rate(model, ws, v);
         self.manifold.differentiate().map_err(failure)
     }
 
@@ -554,7 +552,11 @@ impl ClosedChain {
             // K and A depend on q only: one factorization for every j (the
             // buffer is moved out for the call, not reallocated).
             let speeds = std::mem::take(&mut self.speeds);
-            let along = self.differentiate_along(model, ws, q, &speeds);
+            // The last j's Algorithm 1 replaced the placements: at q again.
+            if j > 0 {
+                forward_kinematics(model, ws, q);
+            }
+            let along = self.differentiate_along(model, ws, &speeds);
             self.speeds = speeds;
             along?;
             self.manifold.reduced_dynamics(
