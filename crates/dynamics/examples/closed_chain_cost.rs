@@ -5,8 +5,9 @@
 //! tree (K, A, K_dot, A_dot, Algorithm 1 and the transform of Wensing,
 //! Englsberger & Slotine (2023), Thm. V.1), `cluster` the same C_bar* and
 //! H_bar by the cluster tree (sec. VI-C2: K, each loop's A_k, K_dot, A_dot_k
-//! and Algorithm 1 for clusters; not for the Delta, whose loops are not
-//! local). Instructions per call are the slope between two N:
+//! and Algorithm 1 for clusters), `chain-gamma` and `cluster-gamma` the
+//! Christoffel symbols Gamma_bar of the two. Instructions per call are the
+//! slope between two N:
 //!
 //! ```text
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
@@ -90,7 +91,9 @@ fn mechanism(name: &str) -> (Model, Vec<LoopClosure>, Vec<usize>, Vec<f64>) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 4 {
-        eprintln!("usage: closed_chain_cost tree|chain|cluster N delta|knee|fourbar");
+        eprintln!(
+            "usage: closed_chain_cost tree|chain|cluster|chain-gamma|cluster-gamma N delta|knee|fourbar"
+        );
         std::process::exit(2);
     }
     let n: usize = args[2].parse().unwrap_or(1000);
@@ -104,7 +107,7 @@ fn main() {
         Some(&independent),
     )
     .expect("the shipped loops close");
-    let mut clusters = (args[1] == "cluster").then(|| {
+    let mut clusters = args[1].starts_with("cluster").then(|| {
         ClusterChain::new(&model, &mut ws, closures, &q, &independent).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(1)
@@ -115,7 +118,15 @@ fn main() {
     for k in 0..n {
         let v_bar = [0.3, -0.7, 0.5].map(|x| x * (1.0 + k as f64 * 1e-6));
         let v_bar = &v_bar[..chain.mobility()];
-        if let Some(clusters) = clusters.as_mut() {
+        if args[1] == "cluster-gamma" {
+            let gamma = clusters
+                .as_mut()
+                .map(|c| c.christoffel_symbols(&model, &mut ws, &q));
+            black_box(gamma.map(|g| g.expect("a regular configuration")));
+        } else if args[1] == "chain-gamma" {
+            let gamma = chain.christoffel_symbols(&model, &mut ws, &q);
+            black_box(gamma.expect("a regular configuration"));
+        } else if let Some(clusters) = clusters.as_mut() {
             let b = BodyFactorization::ChristoffelConsistent;
             let c = clusters.coriolis_matrix(&model, &mut ws, &q, v_bar, b);
             black_box(c.expect("a regular configuration"));

@@ -98,33 +98,19 @@ impl ClusterCoriolis {
         &self.clusters
     }
 
-    /// H_bar and C_bar of the last [`Self::evaluate`].
-    pub(crate) fn results(&self) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        (&self.h_bar, &self.c_bar)
-    }
-
-    /// H_bar and C_bar for the body-level factorization `b` (C* with
-    /// [`BodyFactorization::ChristoffelConsistent`]). `ws` must hold the
-    /// placements, axes, velocities and axes_dot at (q, v), v = A v_bar
-    /// (a velocity pass, e.g. `loop_jacobian_derivative`'s); `map(k)` is
-    /// cluster k's (A_k, A_dot_k), rows its members' joint speeds, or
-    /// `None` for the identity. Allocates nothing.
-    pub(crate) fn evaluate<'m>(
+    /// Each cluster's Psi at q and Psi_dot at v (lines 3-4 of Algorithm 1:
+    /// Phi_k and Phi_dot_k), from the axes and axes_dot in `ws` and
+    /// `map` as in [`Self::evaluate`]. Allocates nothing.
+    pub(crate) fn maps<'m>(
         &mut self,
         model: &Model,
-        ws: &mut Workspace,
+        ws: &Workspace,
         map: impl Fn(usize) -> Option<(&'m DMatrix<f64>, &'m DMatrix<f64>)>,
-        b: BodyFactorization,
-    ) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        // Lines 1-7: Phi_k, Phi_dot_k, and the body terms I_b, B_b.
+    ) {
         for (k, c) in self.clusters.iter().enumerate() {
             let a = map(k);
             let d = c.columns.len();
             for (r, &body) in c.members.iter().enumerate() {
-                let inertia = world_inertia(model, ws, body);
-                let vb = ws.velocities[body];
-                ws.composite_inertias[body] = inertia;
-                ws.body_matrices[body] = b.matrix(&inertia, &vb);
                 let joint = &model.bodies[body];
                 let own = c.psi + r * d;
                 for col in 0..d {
@@ -155,6 +141,44 @@ impl ClusterCoriolis {
                     self.psi_dot[own + col] = psi_dot;
                 }
             }
+        }
+    }
+
+    /// Psi of the last [`Self::maps`]: cluster c's member r, column x at
+    /// `c.psi + r d + x`.
+    pub(crate) fn psi(&self) -> &[Motion] {
+        &self.psi
+    }
+
+    /// Psi_dot of the last [`Self::maps`], indexed as [`Self::psi`].
+    pub(crate) fn psi_dot(&self) -> &[Motion] {
+        &self.psi_dot
+    }
+
+    /// The cluster of `body` and its position among the members.
+    pub(crate) fn member_of(&self, body: usize) -> (usize, usize) {
+        self.cluster_of[body]
+    }
+
+    /// H_bar and C_bar for the body-level factorization `b` (C* with
+    /// [`BodyFactorization::ChristoffelConsistent`]). `ws` must hold the
+    /// placements, axes, velocities and axes_dot at (q, v), v = A v_bar
+    /// (a velocity pass, e.g. `loop_jacobian_derivative`'s); `map(k)` is
+    /// cluster k's (A_k, A_dot_k), rows its members' joint speeds, or
+    /// `None` for the identity. Allocates nothing.
+    pub(crate) fn evaluate<'m>(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        map: impl Fn(usize) -> Option<(&'m DMatrix<f64>, &'m DMatrix<f64>)>,
+        b: BodyFactorization,
+    ) -> (&DMatrix<f64>, &DMatrix<f64>) {
+        // Lines 1-7: Phi_k, Phi_dot_k, and the body terms I_b, B_b.
+        self.maps(model, ws, &map);
+        for body in 0..model.nbodies() {
+            let inertia = world_inertia(model, ws, body);
+            ws.composite_inertias[body] = inertia;
+            ws.body_matrices[body] = b.matrix(&inertia, &ws.velocities[body]);
         }
         // Lines 8-22: each cluster's entries with itself and its ancestors,
         // then its composites onto its anchor.
@@ -225,28 +249,61 @@ impl ClusterCoriolis {
         model: &Model,
         map: impl Fn(usize) -> Option<(&'m DMatrix<f64>, &'m DMatrix<f64>)>,
     ) {
-        let Some(armature) = model.active_armature() else {
-            return;
-        };
-        for (k, c) in self.clusters.iter().enumerate() {
-            let a = map(k);
-            for (r, &body) in c.members.iter().enumerate() {
-                let joint = &model.bodies[body];
-                let speeds = joint.v_index..joint.v_index + joint.joint.nv();
-                for (row, s) in (c.member_row[r]..).zip(speeds) {
-                    let d = armature[s];
-                    match a {
-                        Some((a, a_dot)) => {
-                            for (x, &i) in c.columns.iter().enumerate() {
-                                for (y, &j) in c.columns.iter().enumerate() {
-                                    self.h_bar[(i, j)] += d * a[(row, x)] * a[(row, y)];
-                                    self.c_bar[(i, j)] += d * a[(row, x)] * a_dot[(row, y)];
+        armature(
+            model,
+            &self.clusters,
+            map,
+            Some(&mut self.h_bar),
+            &mut self.c_bar,
+        );
+    }
+
+    /// The armature's A_k^T D_k A_dot_k alone, added to `c` (`map` as in
+    /// [`Self::evaluate`]).
+    pub(crate) fn add_armature_rate<'m>(
+        &self,
+        model: &Model,
+        map: impl Fn(usize) -> Option<(&'m DMatrix<f64>, &'m DMatrix<f64>)>,
+        c: &mut DMatrix<f64>,
+    ) {
+        armature(model, &self.clusters, map, None, c);
+    }
+}
+
+/// Adds the armature's A_k^T D_k A_k to `h` (when given) and
+/// A_k^T D_k A_dot_k to `c`, over `clusters`.
+fn armature<'m>(
+    model: &Model,
+    clusters: &[MapCluster],
+    map: impl Fn(usize) -> Option<(&'m DMatrix<f64>, &'m DMatrix<f64>)>,
+    mut h: Option<&mut DMatrix<f64>>,
+    c_bar: &mut DMatrix<f64>,
+) {
+    let Some(armature) = model.active_armature() else {
+        return;
+    };
+    for (k, c) in clusters.iter().enumerate() {
+        let a = map(k);
+        for (r, &body) in c.members.iter().enumerate() {
+            let joint = &model.bodies[body];
+            let speeds = joint.v_index..joint.v_index + joint.joint.nv();
+            for (row, s) in (c.member_row[r]..).zip(speeds) {
+                let d = armature[s];
+                match a {
+                    Some((a, a_dot)) => {
+                        for (x, &i) in c.columns.iter().enumerate() {
+                            for (y, &j) in c.columns.iter().enumerate() {
+                                if let Some(h) = h.as_deref_mut() {
+                                    h[(i, j)] += d * a[(row, x)] * a[(row, y)];
                                 }
+                                c_bar[(i, j)] += d * a[(row, x)] * a_dot[(row, y)];
                             }
                         }
-                        None => {
+                    }
+                    None => {
+                        if let Some(h) = h.as_deref_mut() {
                             let i = c.columns[row];
-                            self.h_bar[(i, i)] += d;
+                            h[(i, i)] += d;
                         }
                     }
                 }

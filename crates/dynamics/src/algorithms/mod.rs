@@ -20,6 +20,7 @@ mod center_of_mass;
 mod centroidal_momentum;
 mod christoffel;
 mod cluster_aba;
+mod cluster_christoffel;
 mod cluster_coriolis;
 mod cluster_operational_space;
 mod contact_jacobian;
@@ -49,6 +50,7 @@ pub use centroidal_momentum::{
 };
 pub use christoffel::christoffel_symbols;
 pub use cluster_aba::cluster_aba;
+pub(crate) use cluster_christoffel::ClusterChristoffel;
 pub(crate) use cluster_coriolis::{ClusterCoriolis, MapCluster};
 pub use contact_jacobian::{
     contact_bias, contact_jacobian, contact_jacobian_time_derivative, ContactPoint,

@@ -1,29 +1,30 @@
 //! Closed kinematic chains by the cluster-tree method (Wensing, Englsberger
-//! & Slotine (2023), sec. VI-C2): the bodies of each local loop, such as a
+//! & Slotine (2023), sec. VI-C2): the bodies of each loop, such as a
 //! four-bar knee, form one cluster whose joint speeds follow its own
 //! independent ones by qdot_k = A_k(q) v_bar_k, and the clusters form a
 //! tree over which their Algorithm 1 for clusters runs
 //! (`algorithms/cluster_coriolis.rs`), with Phi_k built from A_k and
-//! Phi_dot_k from A_dot_k.
+//! Phi_dot_k from A_dot_k, and their Algorithm 2 for the Christoffel
+//! symbols (`algorithms/cluster_christoffel.rs`).
 //!
-//! A_k = P [ -K_d^-1 K_i ; 1 ] comes from the loop's own Jacobian K
+//! A_k = P [ -K_d^-1 K_i ; 1 ] comes from the cluster's loops' Jacobian K
 //! restricted to the cluster's joints, A_dot_k from K_dot: at a closed
-//! configuration the loop's rows do not move with the joints above the
-//! cluster (they move both sides rigidly), so the restriction is exact and
+//! configuration a loop's rows do not move with the joints above its
+//! cycle (they move both sides rigidly), so the restriction is exact and
 //! the result is the spanning-tree method's H_bar and C_bar (sec. VI-C1).
 //!
-//! A loop is *local* when its cycle (the bodies on the tree path between
-//! its two frames, below their common ancestor) shares no body with
-//! another loop's cycle; its cluster is that cycle, hanging from the
-//! common ancestor. Loops that share bodies (the Delta's two loops meet at
-//! the platform and share arm 1) would merge into one cluster spanning the
-//! mechanism, which is the spanning-tree method again: refused, naming both.
+//! A loop's *cycle* is the set of bodies on the tree path between its two
+//! frames, below their common ancestor. Loops whose cycles share bodies
+//! (the Delta's two loops meet at the platform and share arm 1) merge into
+//! one cluster (sec. VI-C2: the cluster graph must be a tree): the union
+//! of their cycles, hanging from the highest of their common ancestors,
+//! with the rows of all of them in its K.
 
 use super::super::constraint_manifold::ConstraintManifold;
 use super::{failure, ClosedChain, ClosedChainError};
 use crate::algorithms::{
-    forward_kinematics, loop_jacobian_on_speeds, velocity_pass, BodyFactorization, ClusterCoriolis,
-    MapCluster, Workspace,
+    forward_kinematics, loop_jacobian_on_speeds, velocity_pass, BodyFactorization,
+    ClusterChristoffel, ClusterCoriolis, MapCluster, Workspace,
 };
 use crate::model::{Joint, LoopClosure, Model};
 use nalgebra::DMatrix;
@@ -34,16 +35,6 @@ pub enum ClusterChainError {
     /// What the spanning-tree method refuses too.
     #[error(transparent)]
     Chain(#[from] ClosedChainError),
-    /// Two loops share a body: not local.
-    #[error("loop '{name}' is not local: its cycle shares body '{body}' with loop '{other}', so their cluster would span both loops (use the spanning-tree method, ClosedChain)")]
-    NotLocal {
-        /// The later loop.
-        name: String,
-        /// The loop it shares a body with.
-        other: String,
-        /// The shared body's name.
-        body: String,
-    },
     /// A loop's cycle passes through a free joint.
     #[error("loop '{name}' passes through the free joint of body '{body}': a cluster needs revolute and prismatic joints")]
     FreeJointInLoop {
@@ -58,51 +49,51 @@ pub enum ClusterChainError {
         /// The joint's name.
         joint: String,
     },
-    /// A loop's cluster has not as many independent speeds as its mobility.
-    #[error("loop '{name}': {given} of its cluster's joints are independent, but its {joints} joints and {rows} rows leave a mobility of {mobility}")]
+    /// A loop cluster has not as many independent speeds as its mobility.
+    #[error("loops {names}: {given} of their cluster's joints are independent, but its {joints} joints and {rows} rows leave a mobility of {mobility}", names = .names.join(", "))]
     ClusterMobility {
-        /// The loop.
-        name: String,
+        /// The cluster's loops, as "'name'".
+        names: Vec<String>,
         /// Independent speeds among the cluster's joints.
         given: usize,
         /// The cluster's joint speeds.
         joints: usize,
-        /// The loop's rows.
+        /// The loops' rows.
         rows: usize,
         /// joints - rows.
         mobility: usize,
     },
 }
 
-/// One local loop's cluster: its closure, A_k and A_dot_k.
+/// One loop cluster: its closures, A_k and A_dot_k.
 #[derive(Clone, Debug)]
 struct LoopCluster {
     /// The cluster's index in the tree.
     cluster: usize,
-    /// Its closure's index.
-    closure: usize,
-    /// The closure's K and K_dot on the cluster's joints, A_k and A_dot_k.
+    /// Its closures' indices (one, or the loops merged into it).
+    closures: Vec<usize>,
+    /// The closures' K and K_dot on the cluster's joints, A_k and A_dot_k.
     manifold: ConstraintManifold,
 }
 
-/// A closed chain of local loops by the cluster-tree method: H_bar and
-/// C_bar in the independent speeds v_bar (increasing tree speeds, as in
+/// A closed chain by the cluster-tree method: H_bar and C_bar in the
+/// independent speeds v_bar (increasing tree speeds, as in
 /// [`ClosedChain`]); every buffer allocated at construction.
 #[derive(Clone, Debug)]
 pub struct ClusterChain {
     closures: Vec<LoopClosure>,
     loops: Vec<LoopCluster>,
-    /// The loop of each cluster, if any.
+    /// The loop cluster of each cluster, if any.
     loop_of: Vec<Option<usize>>,
     /// Each cluster's members' joint speeds (the rows of A_k).
     joints: Vec<Vec<usize>>,
     algorithm: ClusterCoriolis,
+    christoffel: ClusterChristoffel,
     /// The tree's speeds v = A v_bar of the last evaluation.
     v: Vec<f64>,
     /// The mobility r, and a unit v_bar (Christoffel symbols).
     r: usize,
     unit: Vec<f64>,
-    christoffel: Vec<DMatrix<f64>>,
 }
 
 impl ClusterChain {
@@ -114,8 +105,8 @@ impl ClusterChain {
     ///
     /// # Errors
     /// [`ClusterChainError::Chain`] for what [`ClosedChain::new`] refuses;
-    /// [`ClusterChainError::NotLocal`], [`ClusterChainError::FreeJointInLoop`]
-    /// and [`ClusterChainError::ClusterMobility`], naming the loop;
+    /// [`ClusterChainError::FreeJointInLoop`] and
+    /// [`ClusterChainError::ClusterMobility`], naming the loops;
     /// [`ClusterChainError::DependentOutsideLoops`]. (With exact arithmetic
     /// the last two cannot pass [`ClosedChain::new`]: a speed off the
     /// cycles has a zero column in K at a closed configuration. They guard
@@ -136,28 +127,35 @@ impl ClusterChain {
         let mut independent = independent.to_vec();
         independent.sort_unstable();
         let column_of = |s: usize| independent.iter().position(|&i| i == s);
-        // Each loop's cycle: its cluster.
+        // Each loop's cycle; loops whose cycles share a body share a group
+        // (labelled by its first loop), whose cycles' union is one cluster.
+        let cycles: Vec<Vec<usize>> = closures.iter().map(|c| cycle(model, c)).collect();
+        let mut group: Vec<usize> = (0..closures.len()).collect();
+        for l in 0..closures.len() {
+            for m in 0..l {
+                let (gl, gm) = (group[l], group[m]);
+                if gl != gm && cycles[l].iter().any(|b| cycles[m].contains(b)) {
+                    group
+                        .iter_mut()
+                        .filter(|g| **g == gl.max(gm))
+                        .for_each(|g| *g = gl.min(gm));
+                }
+            }
+        }
         let mut owner: Vec<Option<usize>> = vec![None; nb];
         for (l, c) in closures.iter().enumerate() {
-            for b in cycle(model, c) {
-                if let Some(o) = owner[b] {
-                    return Err(ClusterChainError::NotLocal {
-                        name: c.name.clone(),
-                        other: closures[o].name.clone(),
-                        body: model.bodies[b].name.clone(),
-                    });
-                }
+            for &b in &cycles[l] {
                 if matches!(model.bodies[b].joint, Joint::Free) {
                     return Err(ClusterChainError::FreeJointInLoop {
                         name: c.name.clone(),
                         body: model.bodies[b].name.clone(),
                     });
                 }
-                owner[b] = Some(l);
+                owner[b] = Some(group[l]);
             }
         }
         // Clusters in order of their smallest body (parents first): a
-        // loop's cycle, or one body.
+        // group's cycles, or one body.
         let mut clusters = Vec::new();
         let mut loop_of = Vec::new();
         let mut loops = Vec::new();
@@ -189,11 +187,15 @@ impl ClusterChain {
                 .copied()
                 .filter(|&s| column_of(s).is_some())
                 .collect();
-            if let Some(l) = owner[first] {
-                let rows = closures[l].kind.rows();
+            if let Some(g) = owner[first] {
+                let merged: Vec<usize> = (0..closures.len()).filter(|&l| group[l] == g).collect();
+                let rows = merged.iter().map(|&l| closures[l].kind.rows()).sum();
                 if free.len() + rows != joints.len() {
                     return Err(ClusterChainError::ClusterMobility {
-                        name: closures[l].name.clone(),
+                        names: merged
+                            .iter()
+                            .map(|&l| format!("'{}'", closures[l].name))
+                            .collect(),
                         given: free.len(),
                         joints: joints.len(),
                         rows,
@@ -206,7 +208,7 @@ impl ClusterChain {
                 loop_of.push(Some(loops.len()));
                 loops.push(LoopCluster {
                     cluster: clusters.len(),
-                    closure: l,
+                    closures: merged,
                     manifold: ConstraintManifold::new(joints.len(), &dependent),
                 });
             } else if free.len() != joints.len() {
@@ -227,16 +229,17 @@ impl ClusterChain {
             joints_of.push(joints);
         }
         let r = independent.len();
+        let algorithm = ClusterCoriolis::new(model, clusters, r);
         let mut chain = ClusterChain {
             closures,
             loops,
             loop_of,
             joints: joints_of,
-            algorithm: ClusterCoriolis::new(model, clusters, r),
+            christoffel: ClusterChristoffel::new(&algorithm, r),
+            algorithm,
             v: vec![0.0; model.nv],
             r,
             unit: vec![0.0; r],
-            christoffel: vec![DMatrix::zeros(r, r); r],
         };
         chain.update_maps(model, ws, q)?;
         Ok(chain)
@@ -269,8 +272,8 @@ impl ClusterChain {
     }
 
     /// H_bar and C_bar at v_bar with K, A_k and the placements of the last
-    /// [`Self::update_maps`]: v = A v_bar, the velocities, K_dot and
-    /// A_dot_k, Algorithm 1 for clusters.
+    /// [`Self::update_maps`]: [`Self::rates`], then Algorithm 1 for
+    /// clusters.
     fn along(
         &mut self,
         model: &Model,
@@ -278,16 +281,7 @@ impl ClusterChain {
         v_bar: &[f64],
         b: BodyFactorization,
     ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClusterChainError> {
-        self.full_speeds(v_bar);
-        // The placements and axes are at q: velocities and axes_dot at v,
-        // as K_dot and the cluster algorithm need.
-        velocity_pass(model, ws, &self.v);
-        for l in &mut self.loops {
-            let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
-            let k_dot = l.manifold.jacobians_mut().1;
-            loop_jacobian_on_speeds(model, ws, (c, 0), joints, None, Some(k_dot));
-            l.manifold.differentiate().map_err(failure)?;
-        }
+        self.rates(model, ws, v_bar)?;
         let (loops, loop_of) = (&self.loops, &self.loop_of);
         let map = |k: usize| {
             loop_of[k].map(|l| (loops[l].manifold.basis(), loops[l].manifold.basis_dot()))
@@ -295,12 +289,38 @@ impl ClusterChain {
         Ok(self.algorithm.evaluate(model, ws, map, b))
     }
 
+    /// v = A v_bar, then (the placements and axes at q in `ws`) the
+    /// velocities and axes_dot at v, K_dot and each A_dot_k.
+    fn rates(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        v_bar: &[f64],
+    ) -> Result<(), ClusterChainError> {
+        self.full_speeds(v_bar);
+        velocity_pass(model, ws, &self.v);
+        for l in &mut self.loops {
+            let k_dot = l.manifold.jacobians_mut().1;
+            loop_rows(
+                model,
+                ws,
+                (&self.closures, &l.closures),
+                &self.joints[l.cluster],
+                None,
+                Some(k_dot),
+            );
+            l.manifold.differentiate().map_err(failure)?;
+        }
+        Ok(())
+    }
+
     /// The Christoffel symbols of the first kind in the independent
     /// coordinates, Gamma_bar_ijk = [C_bar*(q, e_j)]_ik (Wensing,
-    /// Englsberger & Slotine (2023), eq. 10; sec. VI-C3's first method:
-    /// Algorithm 1 with unit speeds; K and each A_k formed once, then r
-    /// evaluations of K_dot, A_dot_k and Algorithm 1). Entry j is the
-    /// matrix (i, k). Allocates nothing.
+    /// Englsberger & Slotine (2023), eq. 10) by their Algorithm 2 for
+    /// clusters (sec. VI-C3): K and each A_k formed once; for each j,
+    /// K_dot, A_dot_k and the maps' rates Psi_dot at v_bar = e_j (eq. 26);
+    /// then one backward pass over the clusters. Entry j is the matrix
+    /// (i, k). Allocates nothing.
     ///
     /// # Errors
     /// As [`Self::coriolis_matrix`].
@@ -311,18 +331,21 @@ impl ClusterChain {
         q: &[f64],
     ) -> Result<&[DMatrix<f64>], ClusterChainError> {
         self.update_maps(model, ws, q)?;
-        for j in 0..self.christoffel.len() {
+        for j in 0..self.r {
             let mut unit = std::mem::take(&mut self.unit);
             unit.fill(0.0);
             unit[j] = 1.0;
-            let evaluated = self
-                .along(model, ws, &unit, BodyFactorization::ChristoffelConsistent)
-                .map(|_| ());
+            let rated = self.rates(model, ws, &unit);
             self.unit = unit;
-            evaluated?;
-            self.christoffel[j].copy_from(self.algorithm.results().1);
+            rated?;
+            let (loops, loop_of) = (&self.loops, &self.loop_of);
+            let map = |k: usize| {
+                loop_of[k].map(|l| (loops[l].manifold.basis(), loops[l].manifold.basis_dot()))
+            };
+            self.algorithm.maps(model, ws, map);
+            self.christoffel.store_rates(j, model, &self.algorithm, map);
         }
-        Ok(&self.christoffel)
+        Ok(self.christoffel.evaluate(model, ws, &self.algorithm))
     }
 
     /// The tree's speeds v = A v_bar of the last evaluation.
@@ -335,6 +358,12 @@ impl ClusterChain {
         self.r
     }
 
+    /// The number of clusters: one per group of loops whose cycles share
+    /// bodies, one per body on no cycle.
+    pub fn cluster_count(&self) -> usize {
+        self.algorithm.clusters().len()
+    }
+
     /// K(q) and every loop cluster's A_k.
     fn update_maps(
         &mut self,
@@ -344,9 +373,15 @@ impl ClusterChain {
     ) -> Result<(), ClusterChainError> {
         forward_kinematics(model, ws, q);
         for l in &mut self.loops {
-            let (c, joints) = (&self.closures[l.closure], &self.joints[l.cluster]);
             let k = l.manifold.jacobians_mut().0;
-            loop_jacobian_on_speeds(model, ws, (c, 0), joints, Some(k), None);
+            loop_rows(
+                model,
+                ws,
+                (&self.closures, &l.closures),
+                &self.joints[l.cluster],
+                Some(k),
+                None,
+            );
             l.manifold.factor().map_err(failure)?;
         }
         Ok(())
@@ -374,6 +409,31 @@ impl ClusterChain {
                 }
             }
         }
+    }
+}
+
+/// K and (or) K_dot of the closures `which` of `closures`, stacked, on the
+/// speeds `joints`, from the placements, axes (and rates) in `ws`.
+fn loop_rows(
+    model: &Model,
+    ws: &Workspace,
+    (closures, which): (&[LoopClosure], &[usize]),
+    joints: &[usize],
+    mut k: Option<&mut DMatrix<f64>>,
+    mut k_dot: Option<&mut DMatrix<f64>>,
+) {
+    let mut row = 0;
+    for &l in which {
+        let c = &closures[l];
+        loop_jacobian_on_speeds(
+            model,
+            ws,
+            (c, row),
+            joints,
+            k.as_deref_mut(),
+            k_dot.as_deref_mut(),
+        );
+        row += c.kind.rows();
     }
 }
 
