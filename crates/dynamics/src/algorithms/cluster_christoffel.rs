@@ -26,8 +26,10 @@
 //!                              + B(I^C_m, P_mj) P_mk [i, j or k in e]),
 //!
 //! which is Algorithm 2's loop over k and its two nested walks up the
-//! ancestors (lines 5-32), each symbol written once, without its
-//! 2-3 transposes (the clusters here have few columns).
+//! ancestors (lines 5-32). v_bar are the speeds of the coordinates q_bar,
+//! so Gamma_bar is symmetric in (j, k) (eq. 9): the pass sums the symbols
+//! with j <= k, and slice k's (i, j) is then copied from slice j's (i, k)
+//! (Algorithm 2's lines 15-17 fill the 2-3 transposes the same way).
 
 use super::kinematics::world_inertia;
 use super::{BodyFactorization, ClusterCoriolis, Workspace};
@@ -104,7 +106,8 @@ impl ClusterChristoffel {
     }
 
     /// Gamma_bar (entry j the matrix (i, k)), adding the rigid bodies'
-    /// symbols to the armature's of [`Self::store_rates`] for every j.
+    /// symbols to the armature's of [`Self::store_rates`] for j <= k, then
+    /// filling j > k by symmetry.
     /// `ws` must hold the placements and axes at q, and `clusters` its Psi
     /// at q (any of its maps at q). Allocates nothing.
     pub(crate) fn evaluate(
@@ -141,6 +144,9 @@ impl ClusterChristoffel {
                     let j = entry(jx, r).0;
                     for kx in 0..n {
                         let (k, slot) = entry(kx, r);
+                        if j > k {
+                            continue;
+                        }
                         let bjk = mul_motion(&self.b[jx], &self.p[kx]);
                         // R_mk(j) is zero when j's cluster is below k's.
                         let rate = if kx >= d && jx < d {
@@ -165,6 +171,14 @@ impl ClusterChristoffel {
             }
             if let Some(a) = c.anchor {
                 ws.composite_inertias[a] += sum;
+            }
+        }
+        let r = gamma.len();
+        for j in 0..r {
+            for k in j + 1..r {
+                for i in 0..r {
+                    gamma[k][(i, j)] = gamma[j][(i, k)];
+                }
             }
         }
         &self.gamma
