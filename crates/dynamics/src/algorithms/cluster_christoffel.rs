@@ -34,7 +34,7 @@
 use super::kinematics::world_inertia;
 use super::{BodyFactorization, ClusterCoriolis, Workspace};
 use crate::model::Model;
-use crate::spatial::{mul_motion, Force, Matrix6, Motion, RigidInertia};
+use crate::spatial::{Force, Motion, RigidInertia};
 use nalgebra::DMatrix;
 
 /// The buffers of Algorithm 2 for the clusters of a [`ClusterCoriolis`];
@@ -48,9 +48,8 @@ pub(crate) struct ClusterChristoffel {
     /// Each cluster's ancestors' columns and the Psi slot they act through
     /// on it (the member it hangs from), nearest ancestor first.
     above: Vec<Vec<(usize, usize)>>,
-    /// One member's P_x and B(I^C_m, P_x) along its chain.
+    /// One member's P_x along its chain.
     p: Vec<Motion>,
-    b: Vec<Matrix6>,
     gamma: Vec<DMatrix<f64>>,
 }
 
@@ -85,7 +84,6 @@ impl ClusterChristoffel {
             slots,
             above,
             p: vec![Motion::zero(); longest],
-            b: vec![Matrix6::zeros(); longest],
             gamma: vec![DMatrix::zeros(r, r); r],
         }
     }
@@ -138,7 +136,6 @@ impl ClusterChristoffel {
                 let ic = ws.composite_inertias[body];
                 for x in 0..n {
                     self.p[x] = psi[entry(x, r).1];
-                    self.b[x] = star.matrix(&ic, &self.p[x]);
                 }
                 for jx in 0..n {
                     let j = entry(jx, r).0;
@@ -147,7 +144,7 @@ impl ClusterChristoffel {
                         if j > k {
                             continue;
                         }
-                        let bjk = mul_motion(&self.b[jx], &self.p[kx]);
+                        let bjk = star.apply(&ic, &self.p[jx], &self.p[kx]);
                         // R_mk(j) is zero when j's cluster is below k's.
                         let rate = if kx >= d && jx < d {
                             Force::zero()

@@ -320,8 +320,9 @@ fn algorithm_2_for_clusters_gives_the_spanning_trees_gamma_bar_and_contracts_to_
             );
             apart = apart.max(dc);
         }
-        // A comparison of zeros would prove nothing.
-        assert!(largest > 1e-2, "{}: Gamma_bar only {largest:e}", model.name);
+        // A comparison of zeros would prove nothing (the light Delta's
+        // symbols reach 1.0e-2, the knee leg's 0.44).
+        assert!(largest > 1e-3, "{}: Gamma_bar only {largest:e}", model.name);
         eprintln!(
             "{}: Gamma_bar apart by at most {apart:.1e} (|Gamma_bar| up to {largest:.2})",
             model.name
