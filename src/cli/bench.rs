@@ -10,7 +10,7 @@ use passivity_lab::algorithms::{
     slotine_li_torque, slotine_li_torque_and_regressor_transpose, BodyFactorization,
     OperationalSpaceWorkspace, Workspace,
 };
-use passivity_lab::factorization::{Beta, Factorization};
+use passivity_lab::factorization::{Beta, ClusterChain, Factorization};
 use passivity_lab::model::Model;
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -53,8 +53,9 @@ pub struct Args {
     #[arg(long)]
     armature: Option<f64>,
     /// With --loop: also time the closed chain's C_bar and Gamma_bar
-    /// (closed_chain_c_bar, closed_chain_christoffel) at --q projected onto
-    /// the loops, with random independent speeds.
+    /// (closed_chain_c_bar, closed_chain_christoffel; by the cluster tree
+    /// cluster_chain_c_bar, cluster_chain_christoffel) at --q projected
+    /// onto the loops, with random independent speeds.
     #[command(flatten)]
     chain: super::inspect::LoopArgs,
 }
@@ -323,7 +324,9 @@ impl Bench {
 /// Microseconds per call of the closed chain's C_bar* (K, K_dot, A, A_dot,
 /// Algorithm 1 and the transform: `update_with_independent_speeds`,
 /// `reduced_dynamics`) and of its Christoffel symbols, at the chain's
-/// assembled configuration with 64 random independent speeds (random seed 7).
+/// assembled configuration with 64 random independent speeds (random seed 7);
+/// then the same two by the cluster tree (`ClusterChain`: H_bar and C_bar*
+/// by Algorithm 1 for clusters, Gamma_bar by Algorithm 2 for clusters).
 fn time_closed_chain(
     model: &Model,
     args: &super::inspect::LoopArgs,
@@ -360,9 +363,32 @@ fn time_closed_chain(
     if let Some(e) = failed {
         anyhow::bail!("closed chain: {e}");
     }
+    let closures = chain.closures().to_vec();
+    let mut clusters = ClusterChain::new(model, &mut ws, closures, &q, chain.independent_speeds())
+        .map_err(|e| anyhow::anyhow!("cluster tree: {e}"))?;
+    let b = BodyFactorization::ChristoffelConsistent;
+    let mut failed = None;
+    let cluster_c_bar = time_us(calls, |i| {
+        match clusters.coriolis_matrix(model, &mut ws, &q, &v_bars[i % STATES], b) {
+            Ok(hc) => {
+                black_box(hc);
+            }
+            Err(e) => failed = Some(e),
+        }
+    });
+    let cluster_christoffel = time_us(calls.fewer(10), |_| {
+        if let Err(e) = clusters.christoffel_symbols(model, &mut ws, &q).map(black_box) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        anyhow::bail!("cluster tree: {e}");
+    }
     Ok(vec![
         ("closed_chain_c_bar", c_bar),
         ("closed_chain_christoffel", christoffel),
+        ("cluster_chain_c_bar", cluster_c_bar),
+        ("cluster_chain_christoffel", cluster_christoffel),
     ])
 }
 
