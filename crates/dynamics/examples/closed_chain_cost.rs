@@ -141,10 +141,8 @@ fn main() {
             );
             black_box(&ws.coriolis);
         } else {
-            chain
-                .update_with_independent_speeds(&model, &mut ws, &q, v_bar, &mut v)
-                .expect("a regular configuration");
-            black_box(chain.reduced_dynamics(&model, &mut ws, &q, &v, &f));
+            let reduced = chain.reduced_dynamics_at(&model, &mut ws, (&q, v_bar), &mut v, &f);
+            black_box(reduced.expect("a regular configuration"));
         }
     }
 }

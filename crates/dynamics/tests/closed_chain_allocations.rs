@@ -1,7 +1,7 @@
 //! A closed chain's per-step path allocates nothing, on the four-bar knee
 //! leg, counted by a global allocator of this test binary (per thread:
 //! tests run in parallel): the spanning tree's `update_basis`, `update`
-//! (K, K_dot, A, A_dot), `reduced_dynamics` (H_bar, C_bar), the Newton
+//! (K, K_dot, A, A_dot), `reduced_dynamics` (H_bar, C_bar), `reduced_dynamics_at`, the Newton
 //! `project`ion and the Christoffel symbols, for C* and beta torsion; the
 //! cluster tree's H_bar and C_bar (K and A_k, K_dot and A_dot_k, Algorithm 1
 //! for clusters) for each body-level factorization, and its Christoffel
@@ -49,6 +49,10 @@ fn a_closed_chain_step_allocates_nothing() {
             chain.full_speeds(&v_bar, &mut v);
             chain.update(&model, &mut ws, &q, &v).unwrap();
             let (h_bar, c_bar) = chain.reduced_dynamics(&model, &mut ws, &q, &v, &f);
+            assert!(h_bar[(0, 0)] > 0.0 && c_bar.amax() > 0.0);
+            let (h_bar, c_bar) = chain
+                .reduced_dynamics_at(&model, &mut ws, (&q, &v_bar), &mut v, &f)
+                .unwrap();
             assert!(h_bar[(0, 0)] > 0.0 && c_bar.amax() > 0.0);
             moved.copy_from_slice(&q);
             moved[3] += 1e-3; // the knee motor: opens the linkage

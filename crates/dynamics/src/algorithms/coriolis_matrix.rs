@@ -60,7 +60,7 @@ pub fn coriolis_matrix<'w>(
     v: &[f64],
     b: BodyFactorization,
 ) -> &'w DMatrix<f64> {
-    with_speed_map!(model, map => algorithm1::<false>(model, ws, q, v, b, map));
+    with_speed_map!(model, map => algorithm1::<false, false, false>(model, ws, q, v, b, map));
     &ws.coriolis
 }
 
@@ -117,11 +117,48 @@ pub fn coriolis_matrix_and_derivatives(
     v: &[f64],
     b: BodyFactorization,
 ) {
-    with_speed_map!(model, map => algorithm1::<true>(model, ws, q, v, b, map));
+    with_speed_map!(model, map => algorithm1::<true, true, false>(model, ws, q, v, b, map));
     armature::add_to_diagonal(model, &mut ws.mass_matrix);
 }
 
-fn algorithm1<const WITH_H: bool>(
+/// C(q, v) and H(q) without dH/dt (Echeandia & Wensing (2021), Algorithm
+/// 1, eqs. 28-30), left in `ws.coriolis` and `ws.mass_matrix`: what a
+/// change of speeds C_bar = A^T C A + A^T H A_dot needs (Wensing,
+/// Englsberger & Slotine (2023), Thm. V.1). `ws.mass_matrix_dot` is not
+/// written. Joint armature as in [`coriolis_matrix_and_derivatives`].
+///
+/// # Panics
+/// As [`coriolis_matrix_and_derivatives`].
+pub fn coriolis_and_mass_matrix(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    b: BodyFactorization,
+) {
+    with_speed_map!(model, map => algorithm1::<true, false, false>(model, ws, q, v, b, map));
+    armature::add_to_diagonal(model, &mut ws.mass_matrix);
+}
+
+/// [`coriolis_and_mass_matrix`] on the placements and axes already in
+/// `ws` (`forward_kinematics` at the same `q` first): lines 1-7 of
+/// Algorithm 1 propagate only the velocities, and leave them and
+/// Phi_dot = v x Phi in `ws.velocities` and `ws.axes_dot`, as
+/// `velocity_pass` does.
+pub(crate) fn coriolis_and_mass_matrix_on_placements(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    b: BodyFactorization,
+) {
+    with_speed_map!(model, map => algorithm1::<true, false, true>(model, ws, q, v, b, map));
+    armature::add_to_diagonal(model, &mut ws.mass_matrix);
+}
+
+/// Algorithm 1: C always, H when `WITH_H`, dH/dt when `WITH_H_DOT`; the
+/// placements and axes from `q` unless `PLACED` (then those in `ws`).
+fn algorithm1<const WITH_H: bool, const WITH_H_DOT: bool, const PLACED: bool>(
     model: &Model,
     ws: &mut Workspace,
     q: &[f64],
@@ -137,7 +174,9 @@ fn algorithm1<const WITH_H: bool>(
     let (q, [v]) = tree.expand(model, q, [v]);
     // Lines 1-7: velocities, Phi_dot, and the body terms I_i, B_i.
     for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
+        if !PLACED {
+            body_placement_and_axes(model, ws, q, i);
+        }
         let inertia = world_inertia(model, ws, i);
         let (vi, _) = propagate_velocity(model, ws, i, v);
         let body = &model.bodies[i];
@@ -157,6 +196,8 @@ fn algorithm1<const WITH_H: bool>(
     ws.coriolis.as_mut_slice().fill(0.0);
     if WITH_H {
         map.clear(ws.mass_matrix.as_mut_slice());
+    }
+    if WITH_H_DOT {
         map.clear(ws.mass_matrix_dot.as_mut_slice());
     }
     // Lines 8-24: entries for body i and its ancestors, then composites.
@@ -182,6 +223,8 @@ fn algorithm1<const WITH_H: bool>(
                 };
                 if WITH_H {
                     map.put_symmetric(&mut ws.mass_matrix, kk, j, phi.dot(&f2));
+                }
+                if WITH_H_DOT {
                     map.put_symmetric(&mut ws.mass_matrix_dot, kk, j, c_kj + c_jk);
                 }
             }

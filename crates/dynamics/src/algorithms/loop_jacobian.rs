@@ -22,7 +22,7 @@ use super::jacobian::{frame_jacobian, frame_jacobian_and_derivative, frame_place
 use super::kinematics::velocity_and_bias_pass;
 use super::{JacobianFrame, Workspace};
 use crate::model::{normal_pair, LoopClosure, LoopKind, Model};
-use crate::spatial::{Motion, Transform, Vec3};
+use crate::spatial::{Transform, Vec3};
 use nalgebra::DMatrix;
 
 /// Frame a's Jacobian and derivative while frame b's are in the workspace
@@ -68,10 +68,7 @@ pub fn loop_residual(
     );
     let mut row = 0;
     for c in closures {
-        let (xa, xb) = (
-            frame_placement(model, ws, c.frame_a),
-            frame_placement(model, ws, c.frame_b),
-        );
+        let [xa, xb] = placements(model, ws, c);
         let d = xb.trans - xa.trans;
         match c.kind {
             LoopKind::Point => residual[row..row + 3].copy_from_slice(d.as_slice()),
@@ -113,7 +110,7 @@ pub fn loop_jacobian(
             JacobianFrame::WorldAligned,
         ));
         frame_jacobian(model, ws, c.frame_b, JacobianFrame::WorldAligned);
-        let sides = Sides::at(model, ws, c, None);
+        let sides = Sides::at(model, ws, c, &placements(model, ws, c), None);
         for col in 0..model.nv {
             let ja = Columns::of(&lw.ja, col);
             let jb = Columns::of(&ws.jacobian, col);
@@ -188,7 +185,7 @@ fn jacobian_and_derivative(
         for (col, vc) in v.iter().enumerate() {
             d_dot += (Columns::of(&ws.jacobian, col).lin - Columns::of(&lw.ja, col).lin) * *vc;
         }
-        let sides = Sides::at(model, ws, c, Some(d_dot));
+        let sides = Sides::at(model, ws, c, &placements(model, ws, c), Some(d_dot));
         for col in 0..model.nv {
             let (ja, jb) = (Columns::of(&lw.ja, col), Columns::of(&ws.jacobian, col));
             let (ja_dot, jb_dot) = (
@@ -226,50 +223,132 @@ pub(crate) fn loop_jacobian_on_speeds(
     ws: &Workspace,
     (c, row): (&LoopClosure, usize),
     speeds: &[usize],
-    mut k: Option<&mut DMatrix<f64>>,
-    mut k_dot: Option<&mut DMatrix<f64>>,
+    k: Option<&mut DMatrix<f64>>,
+    k_dot: Option<&mut DMatrix<f64>>,
+) {
+    let ends = [c.frame_a, c.frame_b].map(|f| model.frames[f].body);
+    let columns = speeds.iter().enumerate().map(|(col, &s)| {
+        let joint_body = model.dof_body[s];
+        (col, s, ends.map(|body| moves(model, joint_body, body)))
+    });
+    columns_from_axes(model, ws, (c, row), speeds.len(), columns, (k, k_dot));
+}
+
+/// The speeds whose columns of one closure's K and K_dot can be nonzero,
+/// with which of the closure's two frames (a, b) each one's joint moves:
+/// those that move frame a or frame b, less, for a planar closure, those
+/// that move both (a rigid motion of both sides leaves the planar phi =
+/// (R_a u_k) . (p_b - p_a) unchanged at every q, so their columns of K and
+/// K_dot vanish identically). Every other column is zero at every (q, v).
+#[derive(Clone, Debug)]
+pub(crate) struct LoopSupport(Vec<(usize, [bool; 2])>);
+
+impl LoopSupport {
+    /// The support of `c` in `model`.
+    ///
+    /// # Panics
+    /// If a frame index of `c` is not a frame of `model`.
+    pub(crate) fn new(model: &Model, c: &LoopClosure) -> Self {
+        let ends = [c.frame_a, c.frame_b].map(|f| model.frames[f].body);
+        let planar = matches!(c.kind, LoopKind::Planar { .. });
+        LoopSupport(
+            (0..model.nv)
+                .map(|s| (s, ends.map(|body| moves(model, model.dof_body[s], body))))
+                .filter(|&(_, [a, b])| if planar { a != b } else { a || b })
+                .collect(),
+        )
+    }
+}
+
+/// [`loop_jacobian_on_speeds`] on every speed (column s is speed s, m x nv
+/// outputs), writing only the columns of `support` (the closure's
+/// [`LoopSupport`]): the caller keeps the others zero.
+///
+/// # Panics
+/// If `k` (or `k_dot`) has fewer than `row` + rows rows or other than nv
+/// columns, or an index is out of range.
+pub(crate) fn loop_jacobian_on_support(
+    model: &Model,
+    ws: &Workspace,
+    (c, row): (&LoopClosure, usize),
+    support: &LoopSupport,
+    k: Option<&mut DMatrix<f64>>,
+    k_dot: Option<&mut DMatrix<f64>>,
+) {
+    let columns = support.0.iter().map(|&(s, moved)| (s, s, moved));
+    columns_from_axes(model, ws, (c, row), model.nv, columns, (k, k_dot));
+}
+
+/// The columns (output column, speed, [moves frame a, moves frame b]) of
+/// one closure's K and K_dot from the joint axes (see
+/// [`loop_jacobian_on_speeds`]); `ncols` the outputs' columns.
+fn columns_from_axes(
+    model: &Model,
+    ws: &Workspace,
+    (c, row): (&LoopClosure, usize),
+    ncols: usize,
+    columns: impl Iterator<Item = (usize, usize, [bool; 2])>,
+    (mut k, mut k_dot): (Option<&mut DMatrix<f64>>, Option<&mut DMatrix<f64>>),
 ) {
     for m in [k.as_deref(), k_dot.as_deref()].into_iter().flatten() {
         assert!(
-            m.nrows() >= row + c.kind.rows() && m.ncols() == speeds.len(),
+            m.nrows() >= row + c.kind.rows() && m.ncols() == ncols,
             "loop_jacobian_on_speeds: wrong output size"
         );
     }
-    let ends = [c.frame_a, c.frame_b].map(|f| {
-        let body = model.frames[f].body;
-        let p = frame_placement(model, ws, f).trans;
-        let v = body.map_or(Motion::zero(), |b| ws.velocities[b]);
-        (body, p, v.lin + v.ang.cross(&p))
+    let placements = placements(model, ws, c);
+    let ends = [0, 1].map(|e| {
+        let p = placements[e].trans;
+        let p_dot = match (&k_dot, model.frames[[c.frame_a, c.frame_b][e]].body) {
+            (Some(_), Some(b)) => ws.velocities[b].lin + ws.velocities[b].ang.cross(&p),
+            _ => Vec3::zeros(),
+        };
+        (p, p_dot)
     });
-    let d_dot = k_dot.as_ref().map(|_| ends[1].2 - ends[0].2);
-    let sides = Sides::at(model, ws, c, d_dot);
-    for (col, &s) in speeds.iter().enumerate() {
-        let joint_body = model.dof_body[s];
-        let [(ja, ja_dot), (jb, jb_dot)] = ends.map(|(body, p, p_dot)| {
-            if !moves(model, joint_body, body) {
-                return (Columns::ZERO, Columns::ZERO);
-            }
-            let (axis, rate) = (ws.axes[s], ws.axes_dot[s]);
-            (
-                Columns {
-                    ang: axis.ang,
-                    lin: axis.lin + axis.ang.cross(&p),
-                },
-                Columns {
-                    ang: rate.ang,
-                    lin: rate.lin + rate.ang.cross(&p) + axis.ang.cross(&p_dot),
-                },
-            )
+    let d_dot = k_dot.as_ref().map(|_| ends[1].1 - ends[0].1);
+    let sides = Sides::at(model, ws, c, &placements, d_dot);
+    let rows = c.kind.rows();
+    for (col, s, moved) in columns {
+        let axis = ws.axes[s];
+        let [ja, jb] = [0, 1].map(|e| match moved[e] {
+            true => Columns {
+                ang: axis.ang,
+                lin: axis.lin + axis.ang.cross(&ends[e].0),
+            },
+            false => Columns::ZERO,
         });
         if let Some(k) = k.as_deref_mut() {
-            sides.jacobian_column(c, &ja, &jb, |r, x| k[(row + r, col)] = x);
+            let out = column_rows(k, (row, rows), col);
+            sides.jacobian_column(c, &ja, &jb, |r, x| out[r] = x);
         }
         if let Some(k_dot) = k_dot.as_deref_mut() {
-            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| {
-                k_dot[(row + r, col)] = x
+            let rate = ws.axes_dot[s];
+            let [ja_dot, jb_dot] = [0, 1].map(|e| match moved[e] {
+                true => {
+                    let (p, p_dot) = ends[e];
+                    Columns {
+                        ang: rate.ang,
+                        lin: rate.lin + rate.ang.cross(&p) + axis.ang.cross(&p_dot),
+                    }
+                }
+                false => Columns::ZERO,
             });
+            let out = column_rows(k_dot, (row, rows), col);
+            sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| out[r] = x);
         }
     }
+}
+
+/// Rows `row..row + rows` of column `col` of `m`, as a slice of its
+/// column-major storage.
+fn column_rows(m: &mut DMatrix<f64>, (row, rows): (usize, usize), col: usize) -> &mut [f64] {
+    let start = col * m.nrows() + row;
+    &mut m.as_mut_slice()[start..start + rows]
+}
+
+/// The world placements of a closure's frames a and b.
+fn placements(model: &Model, ws: &Workspace, c: &LoopClosure) -> [Transform; 2] {
+    [c.frame_a, c.frame_b].map(|f| frame_placement(model, ws, f))
 }
 
 /// Whether body `joint_body`'s joint moves `body` (it is `body` or one of
@@ -319,13 +398,16 @@ struct Sides {
 }
 
 impl Sides {
-    /// The geometry from `ws.placements`; the rates (zero without
-    /// `d_dot`) from `ws.velocities` and `d_dot`.
-    fn at(model: &Model, ws: &Workspace, c: &LoopClosure, d_dot: Option<Vec3>) -> Self {
-        let (xa, xb): (Transform, Transform) = (
-            frame_placement(model, ws, c.frame_a),
-            frame_placement(model, ws, c.frame_b),
-        );
+    /// The geometry from the frames' placements `[xa, xb]`
+    /// ([`placements`]); the rates (zero without `d_dot`) from
+    /// `ws.velocities` and `d_dot`.
+    fn at(
+        model: &Model,
+        ws: &Workspace,
+        c: &LoopClosure,
+        [xa, xb]: &[Transform; 2],
+        d_dot: Option<Vec3>,
+    ) -> Self {
         let axis = match c.kind {
             LoopKind::Point => Vec3::z(),
             LoopKind::Planar { axis } | LoopKind::Revolute { axis } => axis,

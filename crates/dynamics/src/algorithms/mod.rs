@@ -56,7 +56,10 @@ pub use contact_jacobian::{
     contact_bias, contact_jacobian, contact_jacobian_time_derivative, ContactPoint,
     ContactWorkspace,
 };
-pub use coriolis_matrix::{coriolis_matrix, coriolis_matrix_and_derivatives};
+pub(crate) use coriolis_matrix::coriolis_and_mass_matrix_on_placements;
+pub use coriolis_matrix::{
+    coriolis_and_mass_matrix, coriolis_matrix, coriolis_matrix_and_derivatives,
+};
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
 pub use inverse_kinematics::position_ik;
@@ -65,11 +68,11 @@ pub use jacobian::{
 };
 pub use kinematics::forward_kinematics;
 pub(crate) use kinematics::velocity_pass;
-pub(crate) use loop_jacobian::loop_jacobian_on_speeds;
 pub use loop_jacobian::{
     loop_jacobian, loop_jacobian_derivative, loop_jacobian_time_derivative, loop_residual,
     loop_rows, LoopJacobianWorkspace,
 };
+pub(crate) use loop_jacobian::{loop_jacobian_on_speeds, loop_jacobian_on_support, LoopSupport};
 pub use ltdl::Ltdl;
 pub use operational_space::{
     operational_space_inverse_inertia, operational_space_inverse_inertia_dense,

@@ -59,7 +59,7 @@ pub fn transform_coriolis_into(
 ///
 /// # Panics
 /// If `out` is not `x.nrows()` x `y.ncols()` or `x.ncols() != y.nrows()`.
-pub(super) fn product_into(x: &DMatrix<f64>, y: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+fn product_into(x: &DMatrix<f64>, y: &DMatrix<f64>, out: &mut DMatrix<f64>) {
     assert_eq!(out.ncols(), y.ncols(), "product_into: dimensions mismatch");
     for j in 0..y.ncols() {
         out.column_mut(j).gemv(1.0, x, &y.column(j), 0.0);

@@ -21,8 +21,9 @@ use super::constraint_manifold::{
 };
 use super::Factorization;
 use crate::algorithms::{
-    forward_kinematics, loop_jacobian, loop_jacobian_on_speeds, loop_residual, loop_rows,
-    velocity_pass, LoopJacobianWorkspace, Workspace,
+    coriolis_and_mass_matrix, coriolis_and_mass_matrix_on_placements, forward_kinematics,
+    loop_jacobian, loop_jacobian_on_support, loop_residual, loop_rows, velocity_pass,
+    LoopJacobianWorkspace, LoopSupport, Workspace,
 };
 use crate::model::{Joint, LoopClosure, Model};
 use nalgebra::DMatrix;
@@ -166,8 +167,9 @@ pub struct Projection {
 pub struct ClosedChain {
     closures: Vec<LoopClosure>,
     manifold: ConstraintManifold,
-    /// Every speed of the tree, 0..nv: K's columns.
-    all_speeds: Vec<usize>,
+    /// Each closure's columns of K and K_dot that are not identically
+    /// zero (the others stay zero from construction).
+    supports: Vec<LoopSupport>,
     /// The configuration index of each dependent speed's joint.
     dependent_q: Vec<usize>,
     residual: Vec<f64>,
@@ -310,16 +312,19 @@ impl ClosedChain {
             .collect::<Result<Vec<_>, _>>()?;
         let r = nv - m;
         let mut chain = ClosedChain {
+            supports: closures
+                .iter()
+                .map(|c| LoopSupport::new(model, c))
+                .collect(),
             closures,
             manifold: ConstraintManifold::new(nv, &dependent),
-            all_speeds: (0..nv).collect(),
             dependent_q,
             residual: vec![0.0; m],
             newton: DMatrix::zeros(m, 1),
             speeds: vec![0.0; nv],
             christoffel: vec![DMatrix::zeros(r, r); r],
         };
-        chain.manifold.jacobians_mut().0.copy_from(&k);
+        chain.form_loop_jacobian(model, ws);
         chain.manifold.factor().map_err(failure)?;
         Ok(chain)
     }
@@ -430,26 +435,26 @@ impl ClosedChain {
     }
 
     /// K(q) into the manifold, from the placements and axes at q in `ws`
-    /// (each speed's column from its joint axis, `loop_jacobian_on_speeds`:
-    /// no frame Jacobians formed).
+    /// (each speed's column from its joint axis, `loop_jacobian_on_support`:
+    /// no frame Jacobians formed, only each closure's support written).
     fn form_loop_jacobian(&mut self, model: &Model, ws: &Workspace) {
         let k = self.manifold.jacobians_mut().0;
         let mut row = 0;
-        for c in &self.closures {
-            loop_jacobian_on_speeds(model, ws, (c, row), &self.all_speeds, Some(k), None);
+        for (c, support) in self.closures.iter().zip(&self.supports) {
+            loop_jacobian_on_support(model, ws, (c, row), support, Some(k), None);
             row += c.kind.rows();
         }
     }
 
-    /// K_dot(q, v) into the manifold, from the placements and axes at q in
-    /// `ws` (left by [`Self::update_basis`]): the velocities and axis rates
-    /// at v, then each speed's column from its joint axis.
-    fn form_loop_jacobian_rate(&mut self, model: &Model, ws: &mut Workspace, v: &[f64]) {
-        velocity_pass(model, ws, v);
+    /// K_dot(q, v) into the manifold, from the placements, axes,
+    /// velocities and axis rates at (q, v) in `ws` (`velocity_pass` or
+    /// Algorithm 1 after [`Self::update_basis`]): each speed's column from
+    /// its joint axis.
+    fn form_loop_jacobian_rate(&mut self, model: &Model, ws: &Workspace) {
         let k_dot = self.manifold.jacobians_mut().1;
         let mut row = 0;
-        for c in &self.closures {
-            loop_jacobian_on_speeds(model, ws, (c, row), &self.all_speeds, None, Some(k_dot));
+        for (c, support) in self.closures.iter().zip(&self.supports) {
+            loop_jacobian_on_support(model, ws, (c, row), support, None, Some(k_dot));
             row += c.kind.rows();
         }
     }
@@ -506,14 +511,16 @@ impl ClosedChain {
         ws: &mut Workspace,
         v: &[f64],
     ) -> Result<(), ClosedChainError> {
-        self.form_loop_jacobian_rate(model, ws, v);
+        velocity_pass(model, ws, v);
+        self.form_loop_jacobian_rate(model, ws);
         self.manifold.differentiate().map_err(failure)
     }
 
     /// H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot (Wensing,
     /// Englsberger & Slotine (2023), Thm. V.1, eq. 17) for the factorization
     /// `f` at (q, v), with A and A_dot from the last [`Self::update`] at the
-    /// same (q, v). H, f's C and dH/dt are left in `ws`. Allocates nothing.
+    /// same (q, v). H and f's C are left in `ws` (not dH/dt: the tree's
+    /// pass is `coriolis_and_mass_matrix`). Allocates nothing.
     ///
     /// # Panics
     /// As [`Self::update`], or if `f` does not fit the model.
@@ -525,7 +532,51 @@ impl ClosedChain {
         v: &[f64],
         f: &Factorization,
     ) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        self.manifold.reduced_dynamics(model, ws, q, v, f)
+        self.manifold
+            .reduced_dynamics(model, ws, (q, v), f, coriolis_and_mass_matrix)
+    }
+
+    /// [`Self::update_with_independent_speeds`] and [`Self::reduced_dynamics`]
+    /// in one: K(q) and A, v = A v_bar into `v`, then Algorithm 1 on the
+    /// placements K was formed at, whose velocities and axis rates at v give
+    /// K_dot and A_dot, then H_bar and C_bar. The same results, without the
+    /// second kinematic pass and velocity pass. Leaves K, K_dot, A, A_dot,
+    /// and H and f's C in `ws`, as the two calls do. Allocates nothing.
+    ///
+    /// # Errors
+    /// As [`Self::update`].
+    ///
+    /// # Panics
+    /// As [`Self::update_with_independent_speeds`], or if `f` does not fit
+    /// the model.
+    pub fn reduced_dynamics_at(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        (q, v_bar): (&[f64], &[f64]),
+        v: &mut [f64],
+        f: &Factorization,
+    ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClosedChainError> {
+        self.update_basis(model, ws, q)?;
+        self.full_speeds(v_bar, v);
+        self.dynamics_on_placements(model, ws, (q, v), f)
+    }
+
+    /// After [`Self::update_basis`] at q: Algorithm 1 at (q, v) on its
+    /// placements, K_dot and A_dot from the velocities it leaves, then
+    /// H_bar and C_bar.
+    fn dynamics_on_placements(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        (q, v): (&[f64], &[f64]),
+        f: &Factorization,
+    ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClosedChainError> {
+        coriolis_and_mass_matrix_on_placements(model, ws, q, v, f.body_level());
+        f.add_torsion_terms(q, v, &mut ws.coriolis);
+        self.form_loop_jacobian_rate(model, ws);
+        self.manifold.differentiate().map_err(failure)?;
+        Ok(self.manifold.transform(ws))
     }
 
     /// The Christoffel symbols of the first kind of the closed chain in
@@ -546,26 +597,19 @@ impl ClosedChain {
         q: &[f64],
     ) -> Result<&[DMatrix<f64>], ClosedChainError> {
         self.update_basis(model, ws, q)?;
+        let f = Factorization::ChristoffelConsistent;
         for j in 0..self.christoffel.len() {
             self.speeds
                 .copy_from_slice(self.manifold.basis().column(j).as_slice());
-            // K and A depend on q only: one factorization for every j (the
-            // buffer is moved out for the call, not reallocated).
+            // K and A depend on q only: one factorization for every j, and
+            // Algorithm 1 on its placements (the buffer is moved out for the
+            // call, not reallocated).
             let speeds = std::mem::take(&mut self.speeds);
-            // The last j's Algorithm 1 replaced the placements: at q again.
-            if j > 0 {
-                forward_kinematics(model, ws, q);
-            }
-            let along = self.differentiate_along(model, ws, &speeds);
+            let along = self
+                .dynamics_on_placements(model, ws, (q, &speeds), &f)
+                .map(|_| ());
             self.speeds = speeds;
             along?;
-            self.manifold.reduced_dynamics(
-                model,
-                ws,
-                q,
-                &self.speeds,
-                &Factorization::ChristoffelConsistent,
-            );
             self.christoffel[j].copy_from(self.manifold.reduced_coriolis());
         }
         Ok(&self.christoffel)

@@ -12,12 +12,21 @@
 //!
 //! What fills K and K_dot (contact frames, loop closures) is the caller's;
 //! this file holds the buffers, the LU of K_d and the column-pivoted rank.
+//!
+//! The products with A and A_dot use the partition: the independent rows
+//! of A are the identity and those of A_dot zero, so X A e_j =
+//! X e_(i_j) + sum over d of X e_d A[d, j] touches only the dependent
+//! columns of X (the dense `transform_coriolis_into` multiplies every row).
 
-use super::change_of_coordinates::{product_into, transform_coriolis_into};
 use super::Factorization;
-use crate::algorithms::{coriolis_matrix_and_derivatives, Workspace};
+use crate::algorithms::{BodyFactorization, Workspace};
 use crate::model::Model;
 use nalgebra::DMatrix;
+
+/// The tree's pass that leaves C (and H, and perhaps dH/dt) in the
+/// workspace for [`ConstraintManifold::reduced_dynamics`]:
+/// `coriolis_matrix_and_derivatives` or `coriolis_and_mass_matrix`.
+pub(crate) type TreePass = fn(&Model, &mut Workspace, &[f64], &[f64], BodyFactorization);
 
 /// Relative size below which a pivot counts as zero: a column-pivoted
 /// Gram-Schmidt residual against the largest column norm of K (the rank of
@@ -60,8 +69,8 @@ pub(crate) struct ConstraintManifold {
     /// A and A_dot (nv x (nv - m)).
     a: DMatrix<f64>,
     a_dot: DMatrix<f64>,
-    /// H A, H A_dot, C A (nv x (nv - m)).
-    products: DMatrix<f64>,
+    /// One column of H A, then of C A + H A_dot (nv).
+    column: Vec<f64>,
     /// H_bar and C_bar ((nv - m) x (nv - m)).
     h_bar: DMatrix<f64>,
     c_bar: DMatrix<f64>,
@@ -94,7 +103,7 @@ impl ConstraintManifold {
             solve: DMatrix::zeros(m, r),
             a,
             a_dot: DMatrix::zeros(nv, r),
-            products: DMatrix::zeros(nv, r),
+            column: vec![0.0; nv],
             h_bar: DMatrix::zeros(r, r),
             c_bar: DMatrix::zeros(r, r),
             rank_work: DMatrix::zeros(m, nv),
@@ -110,16 +119,31 @@ impl ConstraintManifold {
     /// Factors K_d of the K last written and forms A(q); K_dot is not read.
     pub(crate) fn factor(&mut self) -> Result<(), BasisFailure> {
         let m = self.dependent.len();
-        if !self.k.iter().all(|x| x.is_finite()) {
+        if !all_finite(&self.k) {
             return Err(BasisFailure::NonFinite);
         }
-        for (c, &k) in self.dependent.iter().enumerate() {
-            self.kd.set_column(c, &self.k.column(k));
+        let k = self.k.as_slice();
+        for (out, &d) in self
+            .kd
+            .as_mut_slice()
+            .chunks_exact_mut(m.max(1))
+            .zip(&self.dependent)
+        {
+            out.copy_from_slice(&k[d * m..(d + 1) * m]);
         }
-        for (c, &k) in self.independent.iter().enumerate() {
-            self.solve.set_column(c, &self.k.column(k));
+        for (out, &i) in self
+            .solve
+            .as_mut_slice()
+            .chunks_exact_mut(m.max(1))
+            .zip(&self.independent)
+        {
+            out.copy_from_slice(&k[i * m..(i + 1) * m]);
         }
-        let scale = self.kd.amax();
+        let scale = self
+            .kd
+            .as_slice()
+            .iter()
+            .fold(0.0, |w: f64, x| w.max(x.abs()));
         let pivot = lu_factor(&mut self.kd, &mut self.pivots);
         if m > 0 && pivot <= CONSTRAINT_PIVOT_TOLERANCE * scale {
             self.rank_work.copy_from(&self.k);
@@ -148,11 +172,20 @@ impl ConstraintManifold {
     /// A_dot_d = -K_d^-1 K_dot A (= K_d^-1 (K_d_dot K_d^-1 K_i - K_i_dot))
     /// from the K_dot last written, after a successful [`Self::factor`].
     pub(crate) fn differentiate(&mut self) -> Result<(), BasisFailure> {
-        if !self.k_dot.iter().all(|x| x.is_finite()) {
+        if !all_finite(&self.k_dot) {
             return Err(BasisFailure::NonFinite);
         }
-        product_into(&self.k_dot, &self.a, &mut self.solve);
-        self.solve.neg_mut();
+        for j in 0..self.independent.len() {
+            let out = self.solve.column_mut(j).data.into_slice_mut();
+            times_basis(
+                &self.k_dot,
+                &self.a,
+                (&self.independent, &self.dependent),
+                j,
+                out,
+            );
+            out.iter_mut().for_each(|x| *x = -*x);
+        }
         lu_solve(&self.kd, &self.pivots, &mut self.solve);
         for (d, &k) in self.dependent.iter().enumerate() {
             for c in 0..self.independent.len() {
@@ -168,28 +201,40 @@ impl ConstraintManifold {
         lu_solve(&self.kd, &self.pivots, b);
     }
 
-    /// H_bar and C_bar for the factorization `f` at (q, v), with A and A_dot
-    /// of the last [`Self::factor`] and [`Self::differentiate`] at the same
-    /// (q, v); H, f's C and dH/dt are left in `ws`. Allocates nothing.
+    /// H_bar = A^T H A and C_bar = A^T (C A + H A_dot) (Wensing,
+    /// Englsberger & Slotine (2023), Thm. V.1, eq. 17) for the
+    /// factorization `f` at (q, v), with A and A_dot of the last
+    /// [`Self::factor`] and [`Self::differentiate`] at the same (q, v); H
+    /// and f's C (and dH/dt if `tree` forms it) are left in `ws`.
+    /// Allocates nothing.
     pub(crate) fn reduced_dynamics(
         &mut self,
         model: &Model,
         ws: &mut Workspace,
-        q: &[f64],
-        v: &[f64],
+        (q, v): (&[f64], &[f64]),
         f: &Factorization,
+        tree: TreePass,
     ) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        coriolis_matrix_and_derivatives(model, ws, q, v, f.body_level());
+        tree(model, ws, q, v, f.body_level());
         f.add_torsion_terms(q, v, &mut ws.coriolis);
-        transform_coriolis_into(
-            &ws.mass_matrix,
-            &ws.coriolis,
-            &self.a,
-            &self.a_dot,
-            &mut self.products,
-            &mut self.h_bar,
-            &mut self.c_bar,
-        );
+        self.transform(ws)
+    }
+
+    /// H_bar and C_bar (as [`Self::reduced_dynamics`]) from the H and C
+    /// in `ws`, with A and A_dot at the same (q, v).
+    pub(crate) fn transform(&mut self, ws: &Workspace) -> (&DMatrix<f64>, &DMatrix<f64>) {
+        let (h, c) = (&ws.mass_matrix, &ws.coriolis);
+        let partition = (&self.independent[..], &self.dependent[..]);
+        for j in 0..self.independent.len() {
+            times_basis(h, &self.a, partition, j, &mut self.column);
+            let out = self.h_bar.column_mut(j).data.into_slice_mut();
+            basis_transpose_times(&self.a, partition, &self.column, out);
+            times_basis(c, &self.a, partition, j, &mut self.column);
+            // + H A_dot e_j: A_dot's independent rows are zero.
+            add_dependent_columns(h, column(&self.a_dot, j), &self.dependent, &mut self.column);
+            let out = self.c_bar.column_mut(j).data.into_slice_mut();
+            basis_transpose_times(&self.a, partition, &self.column, out);
+        }
         (&self.h_bar, &self.c_bar)
     }
 
@@ -239,6 +284,58 @@ impl ConstraintManifold {
 
     pub(crate) fn reduced_coriolis(&self) -> &DMatrix<f64> {
         &self.c_bar
+    }
+}
+
+/// Whether every entry of `x` is finite.
+fn all_finite(x: &DMatrix<f64>) -> bool {
+    x.as_slice().iter().all(|e| e.is_finite())
+}
+
+/// y += s x.
+fn axpy(y: &mut [f64], s: f64, x: &[f64]) {
+    for (y, x) in y.iter_mut().zip(x) {
+        *y += s * x;
+    }
+}
+
+/// `out` = X A e_j = X e_(i_j) + sum over d of A[d, j] X e_d, for X with nv
+/// columns and A = P [A_d ; 1] (`partition` = (independent, dependent)).
+fn times_basis(
+    x: &DMatrix<f64>,
+    a: &DMatrix<f64>,
+    (independent, dependent): (&[usize], &[usize]),
+    j: usize,
+    out: &mut [f64],
+) {
+    let (n, i) = (x.nrows(), independent[j]);
+    out.copy_from_slice(&x.as_slice()[i * n..(i + 1) * n]);
+    add_dependent_columns(x, column(a, j), dependent, out);
+}
+
+/// `out` += sum over d of y_d X e_d (X with nv columns, y of length nv).
+fn add_dependent_columns(x: &DMatrix<f64>, y: &[f64], dependent: &[usize], out: &mut [f64]) {
+    let n = x.nrows();
+    for &d in dependent {
+        axpy(out, y[d], &x.as_slice()[d * n..(d + 1) * n]);
+    }
+}
+
+/// Column `j` of `m`, as a slice of its column-major storage.
+fn column(m: &DMatrix<f64>, j: usize) -> &[f64] {
+    &m.as_slice()[j * m.nrows()..(j + 1) * m.nrows()]
+}
+
+/// `out` = A^T y: out_c = y_(i_c) + sum over d of A[d, c] y_d.
+fn basis_transpose_times(
+    a: &DMatrix<f64>,
+    (independent, dependent): (&[usize], &[usize]),
+    y: &[f64],
+    out: &mut [f64],
+) {
+    for (c, (o, &i)) in out.iter_mut().zip(independent).enumerate() {
+        let ac = column(a, c);
+        *o = y[i] + dependent.iter().map(|&d| ac[d] * y[d]).sum::<f64>();
     }
 }
 
@@ -324,12 +421,13 @@ fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
         for x in &mut d[col + k + 1..col + n] {
             *x /= u;
         }
-        for j in k + 1..n {
-            let ukj = d[j * n + k];
+        // Columns k + 1.. lie after column k: split to update them from it.
+        let (left, right) = d.split_at_mut(col + n);
+        let lk = &left[col + k + 1..];
+        for cj in right.chunks_exact_mut(n) {
+            let ukj = cj[k];
             if ukj != 0.0 {
-                for i in k + 1..n {
-                    d[j * n + i] -= d[col + i] * ukj;
-                }
+                axpy(&mut cj[k + 1..], -ukj, lk);
             }
         }
     }
@@ -339,24 +437,23 @@ fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
 /// Solves A X = B in place of `b` with the factors of [`lu_factor`].
 fn lu_solve(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
     let n = lu.nrows();
+    if n == 0 {
+        return;
+    }
     let l = lu.as_slice();
     for c in 0..b.ncols() {
         let x = &mut b.as_mut_slice()[c * n..(c + 1) * n];
         for (k, &p) in pivots.iter().enumerate() {
             x.swap(k, p);
         }
-        for k in 0..n {
-            let xk = x[k];
-            for i in k + 1..n {
-                x[i] -= l[k * n + i] * xk;
-            }
+        for (k, lk) in l.chunks_exact(n).enumerate() {
+            let (head, tail) = x.split_at_mut(k + 1);
+            axpy(tail, -head[k], &lk[k + 1..]);
         }
-        for k in (0..n).rev() {
-            let xk = x[k] / l[k * n + k];
-            x[k] = xk;
-            for i in 0..k {
-                x[i] -= l[k * n + i] * xk;
-            }
+        for (k, uk) in l.chunks_exact(n).enumerate().rev() {
+            let (head, tail) = x.split_at_mut(k);
+            tail[0] /= uk[k];
+            axpy(head, -tail[0], &uk[..k]);
         }
     }
 }

@@ -18,7 +18,8 @@
 //!   = P [ -J_d^-1 J_c_dot A ; 0 ], from d/dt (J_c A) = 0 with A_i = 1.
 //! - H_bar = A^T H A and C_bar = A^T C A + A^T H A_dot (Wensing, Englsberger
 //!   & Slotine (2023), Thm. V.1, eq. 17) for any factorization C of the free
-//!   system, through [`super::transform_coriolis_into`]. dH_bar/dt - 2 C_bar
+//!   system (the products of [`super::transform_coriolis_into`], on the
+//!   dependent columns only: A's independent rows are the identity). dH_bar/dt - 2 C_bar
 //!   is skew when dH/dt - 2C is (Prop. V.1), C_bar gives the constrained
 //!   dynamics when C does (Prop. V.2), and C* maps to the constrained
 //!   system's own Christoffel-consistent C_bar* (Prop. V.3): the induced
@@ -40,7 +41,9 @@ use super::constraint_manifold::{
     CONSTRAINT_PIVOT_TOLERANCE,
 };
 use super::Factorization;
-use crate::algorithms::{frame_jacobian_time_derivative, JacobianFrame, Workspace};
+use crate::algorithms::{
+    coriolis_matrix_and_derivatives, frame_jacobian_time_derivative, JacobianFrame, Workspace,
+};
 use crate::model::Model;
 use crate::spatial::Vec3;
 use nalgebra::DMatrix;
@@ -371,7 +374,8 @@ impl StanceManifold {
         v: &[f64],
         f: &Factorization,
     ) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        self.manifold.reduced_dynamics(model, ws, q, v, f)
+        self.manifold
+            .reduced_dynamics(model, ws, (q, v), f, coriolis_matrix_and_derivatives)
     }
 
     /// The reduced speeds v_bar = v_i for which v = A v_bar when J_c v = 0,

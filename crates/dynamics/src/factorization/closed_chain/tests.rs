@@ -6,7 +6,10 @@
 //! the torsion of the induced connections, the projection and the errors.
 
 use super::*;
-use crate::algorithms::{forward_kinematics, loop_jacobian_time_derivative, loop_residual};
+use crate::algorithms::{
+    coriolis_matrix_and_derivatives, forward_kinematics, loop_jacobian_time_derivative,
+    loop_residual, BodyFactorization,
+};
 use crate::factorization::{Beta, TorsionTerm};
 use crate::model::{random_tree, LoopKind, RandomTreeOptions, RootJoint, SplitMix64};
 use crate::spatial::Vec3;
@@ -266,6 +269,48 @@ fn basis_spans_the_loops_null_space_and_its_derivative_matches_central_differenc
 }
 
 #[test]
+fn reduced_dynamics_at_equals_update_then_reduced_dynamics() {
+    // Random seed 73. One call (Algorithm 1 on the placements K was formed
+    // at, K_dot from the velocities it leaves) against the two (their own
+    // kinematic and velocity passes), for every factorization.
+    let mut rng = SplitMix64(73);
+    for mech in [fourbar(), knee_leg(), delta()] {
+        let (model, nv) = (&mech.model, mech.model.nv);
+        for _ in 0..3 {
+            let (mut chain, mut ws, q, v) = closed_state(&mech, &mut rng, 0.3);
+            let mut v_bar = vec![0.0; chain.mobility()];
+            chain.reduced_speeds(&v, &mut v_bar);
+            for name in EVERY_FACTORIZATION {
+                let f = factorization(name, model);
+                let mut v_two = vec![0.0; nv];
+                chain
+                    .update_with_independent_speeds(model, &mut ws, &q, &v_bar, &mut v_two)
+                    .unwrap();
+                let (h_bar, c_bar) = chain.reduced_dynamics(model, &mut ws, &q, &v_two, &f);
+                let (h_bar, c_bar) = (h_bar.clone(), c_bar.clone());
+                let a_dot = chain.basis_dot().clone();
+                let mut v_one = vec![0.0; nv];
+                let (h_one, c_one) = chain
+                    .reduced_dynamics_at(model, &mut ws, (&q, &v_bar), &mut v_one, &f)
+                    .unwrap();
+                let apart = (h_one - &h_bar)
+                    .amax()
+                    .max((c_one - &c_bar).amax())
+                    .max((chain.basis_dot() - &a_dot).amax());
+                assert!(
+                    apart < 1e-12 && v_one == v_two,
+                    "{} {name}: one call apart from two by {apart:e}",
+                    model.name
+                );
+                // A comparison of zeros would prove nothing.
+                let size = c_bar.amax();
+                assert!(size > 1e-6, "{} {name}: C_bar only {size:e}", model.name);
+            }
+        }
+    }
+}
+
+#[test]
 fn reduced_inertia_rate_is_c_bar_plus_its_transpose_for_every_factorization() {
     let mut rng = SplitMix64(11);
     for mech in [fourbar(), knee_leg(), delta()] {
@@ -293,6 +338,9 @@ fn reduced_inertia_rate_is_c_bar_plus_its_transpose_for_every_factorization() {
                 let f = factorization(name, &mech.model);
                 let (_, c_bar) = chain.reduced_dynamics(&mech.model, &mut ws, &q, &v, &f);
                 let c_bar = c_bar.clone();
+                // The chain's pass leaves H and C, not dH/dt: the tree's.
+                let c_star = BodyFactorization::ChristoffelConsistent;
+                coriolis_matrix_and_derivatives(&mech.model, &mut ws, &q, &v, c_star);
                 let (a, a_dot) = (chain.basis(), chain.basis_dot());
                 let h_bar_dot = a_dot.transpose() * &ws.mass_matrix * a
                     + a.transpose() * &ws.mass_matrix_dot * a
