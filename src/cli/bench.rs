@@ -5,7 +5,7 @@
 use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
     aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
-    coriolis_matrix_and_derivatives, crba, operational_space_inverse_inertia,
+    coriolis_matrix_and_derivatives, crba, crba_upper, operational_space_inverse_inertia,
     operational_space_inverse_inertia_dense, rnea, slotine_li_regressor_transpose,
     slotine_li_torque, slotine_li_torque_and_regressor_transpose, BodyFactorization,
     OperationalSpaceWorkspace, Workspace,
@@ -61,9 +61,12 @@ pub struct Args {
 }
 
 /// Every algorithm `bench --model` can time, in the order it prints them.
-pub const ALGORITHMS: [&str; 15] = [
+/// "crba" is H's upper triangle (`crba_upper`), what Pinocchio's `crba`
+/// fills; "crba_full" the whole symmetric H (`crba`).
+pub const ALGORITHMS: [&str; 16] = [
     "rnea",
     "crba",
+    "crba_full",
     "aba",
     "aba_dense",
     "coriolis_matrix",
@@ -244,6 +247,9 @@ impl Bench {
                 black_box(rnea(m, ws, &qs[s(i)], &vs[s(i)], &as_[s(i)]));
             }),
             "crba" => time_us(calls, |i| {
+                black_box(crba_upper(m, ws, &qs[s(i)]));
+            }),
+            "crba_full" => time_us(calls, |i| {
                 black_box(crba(m, ws, &qs[s(i)]));
             }),
             "aba" => time_us(calls, |i| {

@@ -157,6 +157,7 @@ fn bench_prints_every_algorithm() {
     for key in [
         "rnea",
         "crba",
+        "crba_full",
         "aba",
         "aba_dense",
         "coriolis_matrix",

@@ -54,14 +54,48 @@ use nalgebra::DMatrix;
 /// ```
 pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<f64> {
     assert_eq!(q.len(), model.nq, "crba: wrong input size");
+    dispatch::<true>(model, ws, q);
+    &ws.mass_matrix
+}
+
+/// The upper triangle of H(q) (entries H_kj, k <= j), as Pinocchio's `crba`
+/// fills it: [`crba`] without storing each entry a second time below the
+/// diagonal. Everything else, `ws` included, is as [`crba`] leaves it,
+/// except that the strict lower triangle of `ws.mass_matrix` is not
+/// written (it keeps whatever an earlier call left there), so the result
+/// reads entries through the upper triangle only.
+///
+/// # Panics
+/// As [`crba`].
+pub fn crba_upper<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> UpperTriangle<'w> {
+    assert_eq!(q.len(), model.nq, "crba_upper: wrong input size");
+    dispatch::<false>(model, ws, q);
+    UpperTriangle(&ws.mass_matrix)
+}
+
+/// A symmetric matrix stored in the upper triangle (column-major, rows
+/// 0..=j of column j) of a square matrix whose strict lower triangle may be
+/// stale: what [`crba_upper`] returns.
+#[derive(Clone, Copy, Debug)]
+pub struct UpperTriangle<'w>(&'w DMatrix<f64>);
+
+impl UpperTriangle<'_> {
+    /// Entry (r, c) = entry (c, r), read where it is stored.
+    pub fn get(&self, r: usize, c: usize) -> f64 {
+        self.0[(r.min(c), r.max(c))]
+    }
+}
+
+/// [`mass_matrix`], compiled for AVX2 when the CPU has it.
+#[inline(always)]
+fn dispatch<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { mass_matrix_avx2(model, ws, q) };
-        return &ws.mass_matrix;
+        unsafe { mass_matrix_avx2::<MIRROR>(model, ws, q) };
+        return;
     }
-    mass_matrix(model, ws, q);
-    &ws.mass_matrix
+    mass_matrix::<MIRROR>(model, ws, q);
 }
 
 /// [`mass_matrix`] compiled for AVX2 (three-operand VEX instructions:
@@ -69,8 +103,8 @@ pub fn crba<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w DMatrix<
 /// and its order are the same (no fused multiply-adds), so are the bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn mass_matrix_avx2(model: &Model, ws: &mut Workspace, q: &[f64]) {
-    mass_matrix(model, ws, q)
+unsafe fn mass_matrix_avx2<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    mass_matrix::<MIRROR>(model, ws, q)
 }
 
 /// H into `ws.mass_matrix`: placements, axes and inertias, then the
@@ -81,9 +115,10 @@ unsafe fn mass_matrix_avx2(model: &Model, ws: &mut Workspace, q: &[f64]) {
 /// shared by a whole tree will do. With a free root its body frame saves
 /// the root's placement, and the root's axes (its body twist, `Joint::Free`)
 /// are the unit vectors there, so the root's rows of H are read off
-/// I^C Phi_j instead of six dot products per speed.
+/// I^C Phi_j instead of six dot products per speed. With `MIRROR` false
+/// only the upper triangle is written.
 #[inline(always)]
-fn mass_matrix(model: &Model, ws: &mut Workspace, q: &[f64]) {
+fn mass_matrix<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
     let mut tree = std::mem::take(&mut ws.tree);
     let (q, []) = tree.expand(model, q, []);
     let (first_body, root_rows) = if model.has_free_root() {
@@ -97,7 +132,7 @@ fn mass_matrix(model: &Model, ws: &mut Workspace, q: &[f64]) {
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
     ws.tree = tree;
-    with_speed_map!(model, map => composite_entries(model, ws, map, root_rows));
+    with_speed_map!(model, map => composite_entries::<MIRROR>(model, ws, map, root_rows));
     armature::add_to_diagonal(model, &mut ws.mass_matrix);
 }
 
@@ -121,8 +156,15 @@ fn free_root_at_origin(model: &Model, ws: &mut Workspace) {
 /// and writes H_kj and H_jk directly; a coupled model adds every tree entry
 /// into its independent speeds' entries. `root_rows` is 6 when the frame is
 /// a free root's (its rows are then the components of I^C Phi_j), else 0.
+/// With `MIRROR` false a tree's H_jk below the diagonal is not stored
+/// (a coupled model's entries are added into both triangles regardless).
 #[inline(always)]
-fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap, root_rows: usize) {
+fn composite_entries<const MIRROR: bool>(
+    model: &Model,
+    ws: &mut Workspace,
+    map: impl SpeedMap,
+    root_rows: usize,
+) {
     map.clear(ws.mass_matrix.as_mut_slice());
     let n = ws.mass_matrix.nrows();
     for i in (0..model.nbodies()).rev() {
@@ -136,7 +178,8 @@ fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap, root
                     map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
                 }
             } else {
-                // Column j holds H_kj; the columns before it hold H_jk, k < j.
+                // Column j holds H_kj; the columns before it hold H_jk, k < j
+                // (if MIRROR).
                 let (before, from_j) = ws.mass_matrix.as_mut_slice().split_at_mut(j * n);
                 let column_j = &mut from_j[..n];
                 column_j[j] = ws.axes[j].dot(&f);
@@ -144,8 +187,10 @@ fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap, root
                 let first_row = if root_rows > 0 && j >= root_rows {
                     let root = f.to_array();
                     column_j[..6].copy_from_slice(&root);
-                    for (k, x) in root.into_iter().enumerate() {
-                        before[k * n + j] = x;
+                    if MIRROR {
+                        for (k, x) in root.into_iter().enumerate() {
+                            before[k * n + j] = x;
+                        }
                     }
                     root_rows
                 } else {
@@ -160,7 +205,9 @@ fn composite_entries(model: &Model, ws: &mut Workspace, map: impl SpeedMap, root
                     {
                         let x = axis.dot(&f);
                         *h_kj = x;
-                        before[k * n + j] = x;
+                        if MIRROR {
+                            before[k * n + j] = x;
+                        }
                     }
                 }
             }
@@ -187,12 +234,10 @@ mod tests {
         q
     }
 
-    /// `crba` (compiled for AVX2 when the CPU has it) and the portable
-    /// body give the same bits: the arithmetic and its order are the same.
-    #[test]
-    fn the_avx2_build_and_the_portable_one_agree_bit_for_bit() {
+    /// The Panda (a tree, and with its fingers coupled by the mimic tag)
+    /// and random trees with fixed and free roots, revolute and prismatic.
+    fn models() -> Vec<Model> {
         let panda = crate::shipped_robot_file("panda_description/urdf/panda.urdf");
-        // The Panda as a tree, and with its fingers coupled by the mimic tag.
         let mimic = UrdfOptions {
             mimic: true,
             ..RootJoint::Fixed.into()
@@ -209,17 +254,64 @@ mod tests {
             };
             models.push(random_tree(options, seed));
         }
-        for model in &models {
+        models
+    }
+
+    /// `crba` (compiled for AVX2 when the CPU has it) and the portable
+    /// body give the same bits: the arithmetic and its order are the same.
+    /// Likewise `crba_upper` and the portable body without the mirror.
+    #[test]
+    fn the_avx2_build_and_the_portable_one_agree_bit_for_bit() {
+        let same = |a: &DMatrix<f64>, b: &DMatrix<f64>| {
+            a.iter()
+                .zip(b.iter())
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        for model in &models() {
             let (mut dispatched, mut portable) = (Workspace::new(model), Workspace::new(model));
             for seed in 0..3 {
                 let q = bent(model, seed as f64);
                 let h = crba(model, &mut dispatched, &q);
-                mass_matrix(model, &mut portable, &q);
-                let same = h
-                    .iter()
-                    .zip(portable.mass_matrix.iter())
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "{}: {h} {}", model.name, portable.mass_matrix);
+                mass_matrix::<true>(model, &mut portable, &q);
+                assert!(
+                    same(h, &portable.mass_matrix),
+                    "{}: {h} {}",
+                    model.name,
+                    portable.mass_matrix
+                );
+                crba_upper(model, &mut dispatched, &q);
+                mass_matrix::<false>(model, &mut portable, &q);
+                let (h, p) = (&dispatched.mass_matrix, &portable.mass_matrix);
+                assert!(same(h, p), "{}: upper {h} {p}", model.name);
+            }
+        }
+    }
+
+    /// `crba_upper` gives `crba`'s H bit for bit through its upper triangle,
+    /// though its workspace's lower triangle still holds the H of another
+    /// configuration (from a `crba` there).
+    #[test]
+    fn the_upper_triangle_is_crbas_h_and_the_stale_lower_one_is_never_read() {
+        for model in &models() {
+            let (mut full, mut upper) = (Workspace::new(model), Workspace::new(model));
+            let stale = crba(model, &mut upper, &bent(model, 5.0)).clone();
+            let q = bent(model, 1.0);
+            let h = crba(model, &mut full, &q);
+            assert!(
+                (h - &stale).abs().max() > 1e-3,
+                "{}: the two configurations' H barely differ",
+                model.name
+            );
+            let u = crba_upper(model, &mut upper, &q);
+            for r in 0..model.nv {
+                for c in 0..model.nv {
+                    assert_eq!(
+                        u.get(r, c).to_bits(),
+                        h[(r, c)].to_bits(),
+                        "{} ({r}, {c})",
+                        model.name
+                    );
+                }
             }
         }
     }

@@ -60,7 +60,7 @@ pub(crate) use coriolis_matrix::coriolis_and_mass_matrix_on_placements;
 pub use coriolis_matrix::{
     coriolis_and_mass_matrix, coriolis_matrix, coriolis_matrix_and_derivatives,
 };
-pub use crba::crba;
+pub use crba::{crba, crba_upper, UpperTriangle};
 pub use energy::{kinetic_energy, potential_energy};
 pub use inverse_kinematics::position_ik;
 pub use jacobian::{
