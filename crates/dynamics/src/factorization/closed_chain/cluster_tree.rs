@@ -440,7 +440,7 @@ fn loop_rows(
 /// The bodies on the tree path between closure `c`'s two frames, below
 /// their common ancestor (a frame on the world contributes its side's
 /// whole path to the root).
-fn cycle(model: &Model, c: &LoopClosure) -> Vec<usize> {
+pub(super) fn cycle(model: &Model, c: &LoopClosure) -> Vec<usize> {
     let path = |frame: usize| {
         let mut bodies = Vec::new();
         let mut b = model.frames[frame].body;
