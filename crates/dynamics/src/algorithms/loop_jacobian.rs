@@ -22,7 +22,7 @@ use super::jacobian::{frame_jacobian, frame_jacobian_and_derivative, frame_place
 use super::kinematics::velocity_and_bias_pass;
 use super::{JacobianFrame, Workspace};
 use crate::model::{normal_pair, LoopClosure, LoopKind, Model};
-use crate::spatial::{Transform, Vec3};
+use crate::spatial::{Motion, Transform, Vec3};
 use nalgebra::DMatrix;
 
 /// Frame a's Jacobian and derivative while frame b's are in the workspace
@@ -308,31 +308,22 @@ fn columns_from_axes(
     let d_dot = k_dot.as_ref().map(|_| ends[1].1 - ends[0].1);
     let sides = Sides::at(model, ws, c, &placements, d_dot);
     let rows = c.kind.rows();
-    for (col, s, moved) in columns {
-        let axis = ws.axes[s];
-        let [ja, jb] = [0, 1].map(|e| match moved[e] {
-            true => Columns {
-                ang: axis.ang,
-                lin: axis.lin + axis.ang.cross(&ends[e].0),
-            },
-            false => Columns::ZERO,
-        });
+    for (col, s, [moves_a, moves_b]) in columns {
+        let axis = &ws.axes[s];
+        let (ja, jb) = (
+            Columns::at(moves_a, axis, &ends[0].0),
+            Columns::at(moves_b, axis, &ends[1].0),
+        );
         if let Some(k) = k.as_deref_mut() {
             let out = column_rows(k, (row, rows), col);
             sides.jacobian_column(c, &ja, &jb, |r, x| out[r] = x);
         }
         if let Some(k_dot) = k_dot.as_deref_mut() {
-            let rate = ws.axes_dot[s];
-            let [ja_dot, jb_dot] = [0, 1].map(|e| match moved[e] {
-                true => {
-                    let (p, p_dot) = ends[e];
-                    Columns {
-                        ang: rate.ang,
-                        lin: rate.lin + rate.ang.cross(&p) + axis.ang.cross(&p_dot),
-                    }
-                }
-                false => Columns::ZERO,
-            });
+            let rate = &ws.axes_dot[s];
+            let (ja_dot, jb_dot) = (
+                Columns::rate_at(moves_a, (axis, rate), ends[0]),
+                Columns::rate_at(moves_b, (axis, rate), ends[1]),
+            );
             let out = column_rows(k_dot, (row, rows), col);
             sides.derivative_column(c, &ja, &jb, &ja_dot, &jb_dot, |r, x| out[r] = x);
         }
@@ -379,6 +370,32 @@ impl Columns {
         lin: Vec3::new(0.0, 0.0, 0.0),
     };
 
+    /// The column of joint axis S (world frame) for a frame at p, when
+    /// the joint moves the frame: [S.ang; S.lin + S.ang x p].
+    #[inline]
+    fn at(moves: bool, axis: &Motion, p: &Vec3) -> Self {
+        if !moves {
+            return Columns::ZERO;
+        }
+        Columns {
+            ang: axis.ang,
+            lin: axis.lin + axis.ang.cross(p),
+        }
+    }
+
+    /// Its rate, with S_dot = `rate` and the frame's velocity `p_dot`:
+    /// [S_dot.ang; S_dot.lin + S_dot.ang x p + S.ang x p_dot].
+    #[inline]
+    fn rate_at(moves: bool, (axis, rate): (&Motion, &Motion), (p, p_dot): (Vec3, Vec3)) -> Self {
+        if !moves {
+            return Columns::ZERO;
+        }
+        Columns {
+            ang: rate.ang,
+            lin: rate.lin + rate.ang.cross(&p) + axis.ang.cross(&p_dot),
+        }
+    }
+
     fn of(j: &DMatrix<f64>, col: usize) -> Self {
         Columns {
             ang: j.fixed_view::<3, 1>(0, col).into_owned(),
@@ -408,8 +425,20 @@ impl Sides {
         [xa, xb]: &[Transform; 2],
         d_dot: Option<Vec3>,
     ) -> Self {
+        let d = xb.trans - xa.trans;
+        let d_dot_or_zero = d_dot.unwrap_or_else(Vec3::zeros);
         let axis = match c.kind {
-            LoopKind::Point => Vec3::z(),
+            // Position rows only: no U_k, B.
+            LoopKind::Point => {
+                return Sides {
+                    d,
+                    u: [Vec3::zeros(); 2],
+                    b: Vec3::zeros(),
+                    d_dot: d_dot_or_zero,
+                    u_dot: [Vec3::zeros(); 2],
+                    b_dot: Vec3::zeros(),
+                }
+            }
             LoopKind::Planar { axis } | LoopKind::Revolute { axis } => axis,
         };
         let (u1, u2) = normal_pair(&axis);
@@ -421,10 +450,10 @@ impl Sides {
         };
         let (wa, wb) = (omega(c.frame_a), omega(c.frame_b));
         Sides {
-            d: xb.trans - xa.trans,
+            d,
             u,
             b,
-            d_dot: d_dot.unwrap_or_else(Vec3::zeros),
+            d_dot: d_dot_or_zero,
             u_dot: [wa.cross(&u[0]), wa.cross(&u[1])],
             b_dot: wb.cross(&b),
         }

@@ -23,6 +23,26 @@ use crate::algorithms::{BodyFactorization, Workspace};
 use crate::model::Model;
 use nalgebra::DMatrix;
 
+/// Calls `$f::<N>` with the size `$n` (of K_d, or of a vector) as a
+/// constant N for 1 to 9 (the loops then unroll: K_d is 6 x 6 on the
+/// Delta), N = 0 (the size read at run time) otherwise.
+macro_rules! with_const_size {
+    ($n:expr, $f:ident($($arg:expr),*)) => {
+        match $n {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            _ => $f::<0>($($arg),*),
+        }
+    };
+}
+
 /// The tree's pass that leaves C (and H, and perhaps dH/dt) in the
 /// workspace for [`ConstraintManifold::reduced_dynamics`]:
 /// `coriolis_matrix_and_derivatives` or `coriolis_and_mass_matrix`.
@@ -64,13 +84,18 @@ pub(crate) struct ConstraintManifold {
     /// K_d (m x m), LU-factored in place, with its row pivots.
     kd: DMatrix<f64>,
     pivots: Vec<usize>,
-    /// K_d^-1 K_i, then -K_d^-1 K_dot A (m x (nv - m)).
+    /// K_d^-1 K_i (m x (nv - m)).
     solve: DMatrix<f64>,
-    /// A and A_dot (nv x (nv - m)).
+    /// A and A_dot (nv x (nv - m)), and their dependent rows A_d, A_dot_d
+    /// (m x (nv - m)) contiguous.
     a: DMatrix<f64>,
     a_dot: DMatrix<f64>,
-    /// One column of H A, then of C A + H A_dot (nv).
+    a_d: DMatrix<f64>,
+    a_dot_d: DMatrix<f64>,
+    /// One column of H A, then of C A + H A_dot (nv), and its dependent
+    /// rows (m).
     column: Vec<f64>,
+    column_d: Vec<f64>,
     /// H_bar and C_bar ((nv - m) x (nv - m)).
     h_bar: DMatrix<f64>,
     c_bar: DMatrix<f64>,
@@ -103,7 +128,10 @@ impl ConstraintManifold {
             solve: DMatrix::zeros(m, r),
             a,
             a_dot: DMatrix::zeros(nv, r),
+            a_d: DMatrix::zeros(m, r),
+            a_dot_d: DMatrix::zeros(m, r),
             column: vec![0.0; nv],
+            column_d: vec![0.0; m],
             h_bar: DMatrix::zeros(r, r),
             c_bar: DMatrix::zeros(r, r),
             rank_work: DMatrix::zeros(m, nv),
@@ -161,11 +189,10 @@ impl ConstraintManifold {
         }
         // A_d = -K_d^-1 K_i.
         lu_solve(&self.kd, &self.pivots, &mut self.solve);
-        for (d, &k) in self.dependent.iter().enumerate() {
-            for c in 0..self.independent.len() {
-                self.a[(k, c)] = -self.solve[(d, c)];
-            }
+        for (a_d, x) in self.a_d.iter_mut().zip(self.solve.iter()) {
+            *a_d = -x;
         }
+        scatter_rows(&self.a_d, &self.dependent, &mut self.a);
         Ok(())
     }
 
@@ -175,23 +202,13 @@ impl ConstraintManifold {
         if !all_finite(&self.k_dot) {
             return Err(BasisFailure::NonFinite);
         }
-        for j in 0..self.independent.len() {
-            let out = self.solve.column_mut(j).data.into_slice_mut();
-            times_basis(
-                &self.k_dot,
-                &self.a,
-                (&self.independent, &self.dependent),
-                j,
-                out,
-            );
+        for (j, &i) in self.independent.iter().enumerate() {
+            let out = self.a_dot_d.column_mut(j).data.into_slice_mut();
+            times_basis(&self.k_dot, (i, column(&self.a_d, j)), &self.dependent, out);
             out.iter_mut().for_each(|x| *x = -*x);
         }
-        lu_solve(&self.kd, &self.pivots, &mut self.solve);
-        for (d, &k) in self.dependent.iter().enumerate() {
-            for c in 0..self.independent.len() {
-                self.a_dot[(k, c)] = self.solve[(d, c)];
-            }
-        }
+        lu_solve(&self.kd, &self.pivots, &mut self.a_dot_d);
+        scatter_rows(&self.a_dot_d, &self.dependent, &mut self.a_dot);
         Ok(())
     }
 
@@ -224,16 +241,18 @@ impl ConstraintManifold {
     /// in `ws`, with A and A_dot at the same (q, v).
     pub(crate) fn transform(&mut self, ws: &Workspace) -> (&DMatrix<f64>, &DMatrix<f64>) {
         let (h, c) = (&ws.mass_matrix, &ws.coriolis);
-        let partition = (&self.independent[..], &self.dependent[..]);
-        for j in 0..self.independent.len() {
-            times_basis(h, &self.a, partition, j, &mut self.column);
+        let (dependent, a_d) = (&self.dependent[..], &self.a_d);
+        let partition = (&self.independent[..], dependent);
+        for (j, &i) in self.independent.iter().enumerate() {
+            times_basis(h, (i, column(a_d, j)), dependent, &mut self.column);
             let out = self.h_bar.column_mut(j).data.into_slice_mut();
-            basis_transpose_times(&self.a, partition, &self.column, out);
-            times_basis(c, &self.a, partition, j, &mut self.column);
+            basis_transpose_times(a_d, partition, (&self.column, &mut self.column_d), out);
+            times_basis(c, (i, column(a_d, j)), dependent, &mut self.column);
             // + H A_dot e_j: A_dot's independent rows are zero.
-            add_dependent_columns(h, column(&self.a_dot, j), &self.dependent, &mut self.column);
+            let a_dot_d = column(&self.a_dot_d, j);
+            add_dependent_columns(h, a_dot_d, dependent, &mut self.column);
             let out = self.c_bar.column_mut(j).data.into_slice_mut();
-            basis_transpose_times(&self.a, partition, &self.column, out);
+            basis_transpose_times(a_d, partition, (&self.column, &mut self.column_d), out);
         }
         (&self.h_bar, &self.c_bar)
     }
@@ -292,51 +311,78 @@ fn all_finite(x: &DMatrix<f64>) -> bool {
     x.as_slice().iter().all(|e| e.is_finite())
 }
 
-/// y += s x.
+/// y += s x (x at least as long as y).
 fn axpy(y: &mut [f64], s: f64, x: &[f64]) {
-    for (y, x) in y.iter_mut().zip(x) {
-        *y += s * x;
+    with_const_size!(y.len(), axpy_sized(y, s, x))
+}
+
+/// x . y (y at least as long as x).
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    with_const_size!(x.len(), dot_sized(x, y))
+}
+
+/// [`dot`] for length N (N = 0: `x.len()`).
+#[inline(always)]
+fn dot_sized<const N: usize>(x: &[f64], y: &[f64]) -> f64 {
+    let n = if N > 0 { N } else { x.len() };
+    let (x, y) = (&x[..n], &y[..n]);
+    (0..n).map(|k| x[k] * y[k]).sum()
+}
+
+/// [`axpy`] for length N (N = 0: `y.len()`).
+#[inline(always)]
+fn axpy_sized<const N: usize>(y: &mut [f64], s: f64, x: &[f64]) {
+    let n = if N > 0 { N } else { y.len() };
+    let (y, x) = (&mut y[..n], &x[..n]);
+    for i in 0..n {
+        y[i] += s * x[i];
     }
 }
 
-/// `out` = X A e_j = X e_(i_j) + sum over d of A[d, j] X e_d, for X with nv
-/// columns and A = P [A_d ; 1] (`partition` = (independent, dependent)).
-fn times_basis(
-    x: &DMatrix<f64>,
-    a: &DMatrix<f64>,
-    (independent, dependent): (&[usize], &[usize]),
-    j: usize,
-    out: &mut [f64],
-) {
-    let (n, i) = (x.nrows(), independent[j]);
+/// `out` = X A e_j = X e_(i_j) + sum over k of A_d[k, j] X e_(d_k), for
+/// X with nv columns, A = P [A_d ; 1]: `(i, a_dj)` the independent speed
+/// i_j and column j of A_d.
+fn times_basis(x: &DMatrix<f64>, (i, a_dj): (usize, &[f64]), dependent: &[usize], out: &mut [f64]) {
+    let n = x.nrows();
     out.copy_from_slice(&x.as_slice()[i * n..(i + 1) * n]);
-    add_dependent_columns(x, column(a, j), dependent, out);
+    add_dependent_columns(x, a_dj, dependent, out);
 }
 
-/// `out` += sum over d of y_d X e_d (X with nv columns, y of length nv).
+/// `out` += sum over k of y_k X e_(d_k) (X with nv columns, y of length m).
 fn add_dependent_columns(x: &DMatrix<f64>, y: &[f64], dependent: &[usize], out: &mut [f64]) {
     let n = x.nrows();
-    for &d in dependent {
-        axpy(out, y[d], &x.as_slice()[d * n..(d + 1) * n]);
+    for (&d, &yk) in dependent.iter().zip(y) {
+        axpy(out, yk, &x.as_slice()[d * n..(d + 1) * n]);
+    }
+}
+
+/// `out` = A^T y = y_I + A_d^T y_D (`gathered` takes y_D, length m).
+fn basis_transpose_times(
+    a_d: &DMatrix<f64>,
+    (independent, dependent): (&[usize], &[usize]),
+    (y, gathered): (&[f64], &mut [f64]),
+    out: &mut [f64],
+) {
+    for (g, &d) in gathered.iter_mut().zip(dependent) {
+        *g = y[d];
+    }
+    for (c, (o, &i)) in out.iter_mut().zip(independent).enumerate() {
+        *o = y[i] + dot(column(a_d, c), gathered);
+    }
+}
+
+/// The rows of `x` (m x r) into rows `rows` of `out` (nv x r).
+fn scatter_rows(x: &DMatrix<f64>, rows: &[usize], out: &mut DMatrix<f64>) {
+    for c in 0..x.ncols() {
+        for (&row, &e) in rows.iter().zip(column(x, c)) {
+            out[(row, c)] = e;
+        }
     }
 }
 
 /// Column `j` of `m`, as a slice of its column-major storage.
 fn column(m: &DMatrix<f64>, j: usize) -> &[f64] {
     &m.as_slice()[j * m.nrows()..(j + 1) * m.nrows()]
-}
-
-/// `out` = A^T y: out_c = y_(i_c) + sum over d of A[d, c] y_d.
-fn basis_transpose_times(
-    a: &DMatrix<f64>,
-    (independent, dependent): (&[usize], &[usize]),
-    y: &[f64],
-    out: &mut [f64],
-) {
-    for (c, (o, &i)) in out.iter_mut().zip(independent).enumerate() {
-        let ac = column(a, c);
-        *o = y[i] + dependent.iter().map(|&d| ac[d] * y[d]).sum::<f64>();
-    }
 }
 
 /// Why a list of speed indices cannot be used.
@@ -395,7 +441,12 @@ pub(crate) fn pivoted_rank(work: &mut DMatrix<f64>, ids: &mut [usize]) -> usize 
 /// Returns the smallest |U_kk| (infinite for an empty matrix). Works on the
 /// column-major storage directly: entry (i, j) is `d[j * n + i]`.
 fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
-    let n = a.nrows();
+    with_const_size!(a.nrows(), lu_factor_sized(a, pivots))
+}
+
+/// [`lu_factor`] for size N (N = 0: `a.nrows()`).
+fn lu_factor_sized<const N: usize>(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
+    let n = if N > 0 { N } else { a.nrows() };
     let d = a.as_mut_slice();
     let mut smallest = f64::INFINITY;
     for k in 0..n {
@@ -418,16 +469,15 @@ fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
         if u == 0.0 {
             continue;
         }
-        for x in &mut d[col + k + 1..col + n] {
-            *x /= u;
+        for i in k + 1..n {
+            d[col + i] /= u;
         }
-        // Columns k + 1.. lie after column k: split to update them from it.
-        let (left, right) = d.split_at_mut(col + n);
-        let lk = &left[col + k + 1..];
-        for cj in right.chunks_exact_mut(n) {
-            let ukj = cj[k];
+        for j in k + 1..n {
+            let ukj = d[j * n + k];
             if ukj != 0.0 {
-                axpy(&mut cj[k + 1..], -ukj, lk);
+                for i in k + 1..n {
+                    d[j * n + i] -= d[col + i] * ukj;
+                }
             }
         }
     }
@@ -436,24 +486,32 @@ fn lu_factor(a: &mut DMatrix<f64>, pivots: &mut [usize]) -> f64 {
 
 /// Solves A X = B in place of `b` with the factors of [`lu_factor`].
 fn lu_solve(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
-    let n = lu.nrows();
+    with_const_size!(lu.nrows(), lu_solve_sized(lu, pivots, b))
+}
+
+/// [`lu_solve`] for size N (N = 0: `lu.nrows()`).
+fn lu_solve_sized<const N: usize>(lu: &DMatrix<f64>, pivots: &[usize], b: &mut DMatrix<f64>) {
+    let n = if N > 0 { N } else { lu.nrows() };
     if n == 0 {
         return;
     }
     let l = lu.as_slice();
-    for c in 0..b.ncols() {
-        let x = &mut b.as_mut_slice()[c * n..(c + 1) * n];
+    for x in b.as_mut_slice().chunks_exact_mut(n) {
         for (k, &p) in pivots.iter().enumerate() {
             x.swap(k, p);
         }
-        for (k, lk) in l.chunks_exact(n).enumerate() {
-            let (head, tail) = x.split_at_mut(k + 1);
-            axpy(tail, -head[k], &lk[k + 1..]);
+        for k in 0..n {
+            let xk = x[k];
+            for i in k + 1..n {
+                x[i] -= l[k * n + i] * xk;
+            }
         }
-        for (k, uk) in l.chunks_exact(n).enumerate().rev() {
-            let (head, tail) = x.split_at_mut(k);
-            tail[0] /= uk[k];
-            axpy(head, -tail[0], &uk[..k]);
+        for k in (0..n).rev() {
+            let xk = x[k] / l[k * n + k];
+            x[k] = xk;
+            for i in 0..k {
+                x[i] -= l[k * n + i] * xk;
+            }
         }
     }
 }
