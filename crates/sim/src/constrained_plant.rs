@@ -319,6 +319,24 @@ impl ConstrainedPlant {
         Ok(&self.v)
     }
 
+    /// Takes over `previous`'s state (time, configuration, independent
+    /// speeds, the drift so far), so that an edited plant or controller acts
+    /// from the next step on. Returns false, changing nothing, unless both
+    /// have the same loops, independent joints and step.
+    pub fn continue_from(&mut self, previous: &ConstrainedPlant) -> bool {
+        let same = self.q.len() == previous.q.len()
+            && self.dt == previous.dt
+            && self.chain.closures() == previous.chain.closures()
+            && self.chain.independent_speeds() == previous.chain.independent_speeds();
+        if same {
+            self.t = previous.t;
+            self.q.copy_from_slice(&previous.q);
+            self.v_bar.copy_from_slice(&previous.v_bar);
+            self.drift = previous.drift;
+        }
+        same
+    }
+
     /// The largest |phi| of the loops now.
     pub fn closure_error(&mut self) -> f64 {
         self.chain.closure_error(&self.model, &mut self.ws, &self.q)

@@ -921,15 +921,20 @@ impl Simulation {
     /// Takes over `previous`'s state: time, configuration, speeds and, when
     /// both loops adapt the same parameters, the estimates. A changed
     /// controller, factorization or model then acts from the next step on
-    /// (the app's live edits). Returns false, changing nothing, when the two
-    /// loops do not have the same configuration space or this one runs on a
-    /// constrained plant.
+    /// (the app's live edits). A closed chain's constrained plant takes
+    /// over its own state (the independent speeds and the drift so far).
+    /// Returns false, changing nothing, when the two loops do not have the
+    /// same configuration space, or the same chain partition and step.
     pub fn continue_from(&mut self, previous: &Simulation) -> bool {
-        // A constrained plant keeps its own state (q, v_bar): not taken over.
-        if previous.q.len() != self.q.len()
-            || previous.v.len() != self.v.len()
-            || self.constrained.is_some()
-        {
+        if previous.q.len() != self.q.len() || previous.v.len() != self.v.len() {
+            return false;
+        }
+        let chain_taken_over = match (&mut self.constrained, &previous.constrained) {
+            (None, None) => true,
+            (Some(plant), Some(before)) => plant.continue_from(before),
+            _ => false,
+        };
+        if !chain_taken_over {
             return false;
         }
         self.t = previous.t;

@@ -103,6 +103,60 @@ fn the_energy_error_of_faster_motion_is_rk4_truncation() {
     }
 }
 
+/// The app's live edits: a plant built afresh (as an edit builds it) and
+/// continued from a running one steps on exactly as the running one, bit
+/// for bit; a plant whose independent joint differs refuses, unchanged.
+#[test]
+fn a_continued_plant_steps_on_as_the_one_it_took_over() {
+    let (model, closures, independent) = fourbar();
+    let start = || {
+        ConstrainedPlant::new(
+            model.clone(),
+            closures.clone(),
+            vec![0.0, -1.0, -1.77],
+            vec![5.0],
+            Some(&independent),
+            1e-3,
+        )
+        .unwrap()
+        .0
+    };
+    let tau = vec![0.0; model.nv];
+    let mut running = start();
+    for _ in 0..300 {
+        running.step(&tau).unwrap();
+    }
+    let mut continued = start();
+    assert!(continued.continue_from(&running));
+    assert_eq!(continued.time(), running.time());
+    for _ in 0..200 {
+        running.step(&tau).unwrap();
+        continued.step(&tau).unwrap();
+    }
+    assert_eq!(continued.q(), running.q());
+    assert_eq!(continued.v_bar(), running.v_bar());
+    assert_eq!(continued.drift(), running.drift());
+
+    let rocker = model
+        .bodies
+        .iter()
+        .find(|b| b.joint_name == "rocker_joint")
+        .unwrap()
+        .v_index;
+    let (mut other, _) = ConstrainedPlant::new(
+        model.clone(),
+        closures.clone(),
+        vec![0.0, -1.0, -1.77],
+        vec![1.0],
+        Some(&[rocker]),
+        1e-3,
+    )
+    .unwrap();
+    let before = other.q().to_vec();
+    assert!(!other.continue_from(&running));
+    assert_eq!((other.time(), other.q()), (0.0, before.as_slice()));
+}
+
 /// A MuJoCo trajectory of a shipped mechanism
 /// (tests/fixtures/reference/closed_chains_mujoco, written by its
 /// generate.py): the joint names, the PD gains it ran with (joint, target,
