@@ -7,6 +7,7 @@
 
 use super::balance_view::BalanceViewState;
 use super::camera::OrbitCamera;
+use super::chain_view::ChainViewState;
 use super::inertia_view::{solid_placement, EstimateSolid, InertiaViewSettings, InertiaViewState};
 use super::layout::Layout;
 use super::robot_view::{point, RobotPart};
@@ -329,6 +330,56 @@ fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
 }
 
+/// On screen (physical pixels), per variant on a constrained plant: each
+/// loop closure's two frames and whether it is closed, and each
+/// independent joint (null for the other variants).
+fn chains_on_screen(
+    chains: &ChainViewState,
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> serde_json::Value {
+    let count = chains.variants.len();
+    let views: Vec<serde_json::Value> = chains
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let Some(g) = g else {
+                return serde_json::Value::Null;
+            };
+            let offset = layout.offset(i, count);
+            let screen = |p: &crate::spatial::Vec3| {
+                let p = camera
+                    .0
+                    .world_to_viewport(camera.1, point(p) + offset)
+                    .ok()?
+                    * scale;
+                Some([p.x, p.y])
+            };
+            let closures: Vec<serde_json::Value> = g
+                .closures
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "frame_a": screen(&c.frame_a),
+                        "frame_b": screen(&c.frame_b),
+                        "closed": c.closed(),
+                    })
+                })
+                .collect();
+            let independent: Vec<_> = g
+                .joints
+                .iter()
+                .filter(|j| j.independent)
+                .map(|j| screen(&j.position))
+                .collect();
+            serde_json::json!({ "closures": closures, "independent_joints": independent })
+        })
+        .collect();
+    serde_json::json!({ "variants": views })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn scripted_capture(
     mut capture: ResMut<ScriptedCapture>,
@@ -345,6 +396,7 @@ fn scripted_capture(
         Res<BalanceViewState>,
         Res<InertiaViewSettings>,
         Res<InertiaViewState>,
+        Res<ChainViewState>,
     ),
     mut panels: ResMut<Layout>,
     mut commands: Commands,
@@ -394,6 +446,10 @@ fn scripted_capture(
             Ok(camera) => balance_on_screen(&session, &views.0, &layout, camera, scale),
             Err(_) => serde_json::Value::Null,
         };
+        let chain_view = match cameras.single() {
+            Ok(camera) => chains_on_screen(&views.3, &layout, camera, scale),
+            Err(_) => serde_json::Value::Null,
+        };
         let inertia_view = match cameras.single() {
             Ok(camera) => inertia_on_screen((&views.1, &views.2), &layout, camera, scale),
             Err(_) => serde_json::Value::Null,
@@ -411,6 +467,7 @@ fn scripted_capture(
             "springs_px": springs,
             "torsion_view": torsion_view,
             "balance_view": balance_view,
+            "chain_view": chain_view,
             "inertia_view": inertia_view,
             "trails_px": trails,
             "frames": frames,

@@ -68,13 +68,33 @@ const LAWS: [(&str, &str); 6] = [
     ("operational_pd_plus", "task: operational PD+"),
 ];
 
+/// What a closed chain cannot take, by key, and why: its controllers act
+/// in the independent joints or on a task with as many coordinates as the
+/// mobility ([`crate::control::Controller::with_closed_chain`]).
+const NOT_ON_A_CHAIN: [(&str, &str); 2] = [
+    (
+        "computed_torque",
+        "not built for a closed chain: it runs PD+, Slotine–Li and the task laws",
+    ),
+    (
+        "task_torsion",
+        "a closed chain takes its torsion from the tree's factorization through A",
+    ),
+];
+
+/// Why a closed chain's posture gains stay 0.
+const NO_POSTURE_ON_A_CHAIN: &str =
+    "0 on a closed chain: its task has as many coordinates as the mobility, so no null space";
+
 /// A combo box over `(key, label)` options; returns the key chosen (the
-/// current one unless the user picked another).
+/// current one unless the user picked another). The options listed in
+/// `unavailable` are shown disabled, their reason on hover.
 fn choose(
     ui: &mut egui::Ui,
     id: (&str, &str),
     options: &[(&'static str, &'static str)],
     current: &'static str,
+    unavailable: &[(&str, &str)],
 ) -> &'static str {
     let mut chosen = current;
     let label = options.iter().find(|o| o.0 == current).map_or("", |o| o.1);
@@ -82,19 +102,61 @@ fn choose(
         .selected_text(label)
         .show_ui(ui, |ui| {
             for &(key, name) in options {
-                ui.selectable_value(&mut chosen, key, name);
+                match unavailable.iter().find(|u| u.0 == key) {
+                    Some(&(_, why)) => {
+                        ui.add_enabled_ui(false, |ui| ui.selectable_label(false, name))
+                            .inner
+                            .on_disabled_hover_text(why);
+                    }
+                    None => {
+                        ui.selectable_value(&mut chosen, key, name);
+                    }
+                }
             }
         });
     chosen
 }
 
-/// The control law and its gains.
-pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> bool {
-    let law = choose(ui, ("law", id), &LAWS, spec.kind());
+/// The options a scenario cannot take: none on a tree.
+fn unavailable(closed_chain: bool) -> &'static [(&'static str, &'static str)] {
+    if closed_chain {
+        &NOT_ON_A_CHAIN
+    } else {
+        &[]
+    }
+}
+
+/// A posture gain: editable on a tree; on a closed chain shown disabled
+/// (it stays 0).
+fn posture_gain(ui: &mut egui::Ui, label: &str, g: &mut Gain, closed_chain: bool) -> bool {
+    if !closed_chain {
+        return gain(ui, label, g);
+    }
+    ui.add_enabled_ui(false, |ui| gain(ui, label, g))
+        .response
+        .on_disabled_hover_text(NO_POSTURE_ON_A_CHAIN);
+    false
+}
+
+/// The control law and its gains (`closed_chain`: only what a closed
+/// chain runs can be chosen).
+pub fn controller(
+    ui: &mut egui::Ui,
+    id: &str,
+    spec: &mut ControllerSpec,
+    closed_chain: bool,
+) -> bool {
+    let law = choose(
+        ui,
+        ("law", id),
+        &LAWS,
+        spec.kind(),
+        unavailable(closed_chain),
+    );
     let mut changed = false;
     if law != spec.kind() {
         changed = true;
-        *spec = new_law(law, spec);
+        *spec = new_law(law, spec, closed_chain);
     }
     match spec {
         ControllerSpec::SlotineLi {
@@ -119,7 +181,7 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
         } => {
             changed |= gain(ui, "Λ_x (1/s)", lambda);
             changed |= gain(ui, "K_D (joints)", kd);
-            changed |= gain(ui, "posture k₀ (1/s)", posture_gain);
+            changed |= self::posture_gain(ui, "posture k₀ (1/s)", posture_gain, closed_chain);
             changed |= adaptation_editor(ui, id, adaptation, gamma, bounds);
         }
         ControllerSpec::PdPlus { kp, kd }
@@ -163,8 +225,8 @@ pub fn controller(ui: &mut egui::Ui, id: &str, spec: &mut ControllerSpec) -> boo
             };
             changed |= gain(ui, name, first_gain);
             changed |= gain(ui, "K_D (task)", kd);
-            changed |= gain(ui, "posture K_P", posture_kp);
-            changed |= gain(ui, "posture K_D", posture_kd);
+            changed |= posture_gain(ui, "posture K_P", posture_kp, closed_chain);
+            changed |= posture_gain(ui, "posture K_D", posture_kd, closed_chain);
         }
     }
     changed
@@ -196,7 +258,7 @@ fn adaptation_editor(
         AdaptationLawSpec::Euclidean => "euclidean",
         AdaptationLawSpec::Natural => "natural",
     };
-    let law = choose(ui, ("adaptation law", id), &ADAPTATION_LAWS, current);
+    let law = choose(ui, ("adaptation law", id), &ADAPTATION_LAWS, current, &[]);
     if law != current {
         changed = true;
         adaptation.law = if law == "natural" {
@@ -216,8 +278,10 @@ fn adaptation_editor(
 }
 
 /// A law of kind `law` with gains carried over from `old` where they mean
-/// the same, else defaults that suit a desktop arm.
-fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
+/// the same, else defaults that suit a desktop arm (posture gains 0 on a
+/// closed chain).
+fn new_law(law: &str, old: &ControllerSpec, closed_chain: bool) -> ControllerSpec {
+    let posture = |g: f64| Gain::All(if closed_chain { 0.0 } else { g });
     let joint_kd = match old {
         ControllerSpec::SlotineLi { kd, .. }
         | ControllerSpec::PdPlus { kd, .. }
@@ -244,7 +308,7 @@ fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
         "task_slotine_li" => ControllerSpec::TaskSlotineLi {
             lambda: Gain::All(5.0),
             kd: joint_kd,
-            posture_gain: Gain::All(1.0),
+            posture_gain: posture(1.0),
             adaptation: Default::default(),
             gamma: Gain::All(1.0),
             bounds: None,
@@ -252,14 +316,14 @@ fn new_law(law: &str, old: &ControllerSpec) -> ControllerSpec {
         "operational_slotine_li" => ControllerSpec::OperationalSlotineLi {
             lambda: Gain::All(5.0),
             kd: Gain::All(50.0),
-            posture_kp: Gain::All(10.0),
-            posture_kd: Gain::All(2.0),
+            posture_kp: posture(10.0),
+            posture_kd: posture(2.0),
         },
         _ => ControllerSpec::OperationalPdPlus {
             kp: Gain::All(400.0),
             kd: Gain::All(40.0),
-            posture_kp: Gain::All(10.0),
-            posture_kd: Gain::All(2.0),
+            posture_kp: posture(10.0),
+            posture_kd: posture(2.0),
         },
     }
 }
@@ -283,8 +347,19 @@ fn kind_of(spec: &FactorizationSpec) -> &'static str {
 }
 
 /// The Coriolis factorization, with a slider for beta.
-pub fn factorization(ui: &mut egui::Ui, id: &str, spec: &mut FactorizationSpec) -> bool {
-    let kind = choose(ui, ("factorization", id), &FACTORIZATIONS, kind_of(spec));
+pub fn factorization(
+    ui: &mut egui::Ui,
+    id: &str,
+    spec: &mut FactorizationSpec,
+    closed_chain: bool,
+) -> bool {
+    let kind = choose(
+        ui,
+        ("factorization", id),
+        &FACTORIZATIONS,
+        kind_of(spec),
+        unavailable(closed_chain),
+    );
     let mut changed = false;
     if kind != kind_of(spec) {
         changed = true;

@@ -14,6 +14,8 @@
 //!   the truth's, red where not physical;
 //! - [`balance_view`]: a standing robot's CoM, support polygon, friction
 //!   cones, distributed forces and desired wrench ([`stance_geometry`]);
+//! - [`chain_view`]: a closed chain's loop closures (green closed, red
+//!   open) and its independent and dependent joints ([`chain_geometry`]);
 //! - [`torsion_view`]: the Transport view (frames parallel-transported
 //!   along each run, [`transported_frames`]) and the contorsion force;
 //! - [`camera`]: the orbit camera and the 3-D viewport;
@@ -33,6 +35,8 @@
 pub mod balance_view;
 pub mod camera;
 pub mod capture;
+pub mod chain_geometry;
+pub mod chain_view;
 pub mod contacts;
 pub mod divergence_plot;
 pub mod editors;
@@ -118,6 +122,7 @@ impl Plugin for LabPlugins {
             torsion_view::TorsionViewPlugin,
             contacts::ContactsPlugin,
             balance_view::BalanceViewPlugin,
+            chain_view::ChainViewPlugin,
             inertia_view::InertiaViewPlugin,
             interaction::InteractionPlugin,
             interaction::HandlesPlugin,

@@ -5,6 +5,7 @@
 use super::balance_view::{balance_section, BalanceViewSettings, BalanceViewState};
 use super::camera::{OrbitCamera, PanelMargins};
 use super::capture::TakeScreenshot;
+use super::chain_view::{chain_section, ChainViewSettings, ChainViewState};
 use super::contacts::ContactSettings;
 use super::editors;
 use super::file_dialog::FileDialog;
@@ -46,6 +47,8 @@ pub struct ViewSettings<'w, 's> {
     contacts: ResMut<'w, ContactSettings>,
     balance: ResMut<'w, BalanceViewSettings>,
     balance_state: Res<'w, BalanceViewState>,
+    chain: ResMut<'w, ChainViewSettings>,
+    chain_state: Res<'w, ChainViewState>,
     torsion: ResMut<'w, TorsionViewSettings>,
     torsion_state: Res<'w, TorsionViewState>,
     inertia: ResMut<'w, InertiaViewSettings>,
@@ -101,6 +104,7 @@ pub fn left_panel(
         view_section(ui, &mut s, &mut view);
         contacts_section(ui, &s, &mut view.contacts);
         balance_section(ui, &mut view.balance, &view.balance_state, &s.session);
+        chain_section(ui, &mut view.chain, &view.chain_state, &s.session);
         interaction_section(ui, &s, &mut touch);
         output_section(ui, &mut s);
     });
@@ -297,7 +301,8 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
             });
             ui.separator();
             ui.label(egui::RichText::new("Controller").strong());
-            changed |= editors::controller(ui, "base", &mut s.session.draft.controller);
+            let chain = !s.session.draft.loop_closures.is_empty();
+            changed |= editors::controller(ui, "base", &mut s.session.draft.controller, chain);
             let uses_base = s.session.draft.variants.is_empty()
                 || s.session
                     .draft
@@ -306,7 +311,8 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                     .any(|v| v.factorization.is_none());
             if uses_base {
                 ui.label(egui::RichText::new("Factorization").strong());
-                changed |= editors::factorization(ui, "base", &mut s.session.draft.factorization);
+                changed |=
+                    editors::factorization(ui, "base", &mut s.session.draft.factorization, chain);
             }
             ui.separator();
             let Session {
@@ -332,10 +338,10 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                 };
                 ui.indent(("variant", i), |ui| {
                     if let Some(f) = &mut spec.factorization {
-                        changed |= editors::factorization(ui, &spec.name, f);
+                        changed |= editors::factorization(ui, &spec.name, f, chain);
                     }
                     if let Some(c) = &mut spec.controller {
-                        changed |= editors::controller(ui, &spec.name, c);
+                        changed |= editors::controller(ui, &spec.name, c, chain);
                     }
                 });
             }

@@ -4,7 +4,7 @@
 //! orientation errors and |s_x| (task scenarios), a joint torque, a parameter
 //! estimate against its true value, the estimates' log-det divergence from
 //! the truth ([`super::divergence_plot`]), the skew and validity residuals — and a
-//! torsion readout. Hovering shows values; the plots follow the last few
+//! torsion readout; a closed chain's loop drift before each projection. Hovering shows values; the plots follow the last few
 //! seconds or show the whole run. Applied live edits are marked. Passivity
 //! bookkeeping: supply, dissipation, mismatch and the balance residual.
 //! Headings, readers and colours are those of the figures
@@ -326,6 +326,14 @@ fn plots(
         quantities.extend(
             [q::SUPPLY, q::DISSIPATION, q::MISMATCH, q::BALANCE_RESIDUAL].map(Quantity::scalar),
         );
+    }
+    let chain = session.variants.iter().any(|v| {
+        v.samples
+            .last()
+            .is_some_and(|s| s.constraint_drift.is_some())
+    });
+    if chain {
+        quantities.push(Quantity::scalar(q::CONSTRAINT_DRIFT));
     }
     if torsion.transport {
         quantities.push(Quantity {

@@ -312,14 +312,6 @@ impl Session {
         scenario: Scenario,
         end_effector: Option<usize>,
     ) -> Result<Session, ScenarioError> {
-        if !scenario.file.loop_closures.is_empty() {
-            return Err(scenario.entry_invalid(
-                "loop_closures",
-                0,
-                "",
-                "the app cannot show a closed chain yet: run it headless (passivity-lab run <scenario>)",
-            ));
-        }
         let variants = scenario.variants()?;
         scenario.check_run_size(&RunEstimate::of_run(&variants), false)?;
         let plant = &variants[0].simulation.plant;
@@ -430,7 +422,8 @@ impl Session {
 
     /// Adds what an edited controller needs: a `[task]` (a gentle circle of
     /// the followed end effector from where it starts) for task-space laws,
-    /// and a `[reference]` (hold the initial configuration) for joint laws.
+    /// and a `[reference]` (hold the initial configuration) for joint laws
+    /// on a tree (a closed chain holds its independent joints without one).
     pub fn complete_draft(&mut self) {
         let draft = &mut self.draft;
         let laws = std::iter::once(&draft.controller)
@@ -454,7 +447,8 @@ impl Session {
                 },
             ));
         }
-        if joint_law && draft.reference.is_none() {
+        // A closed chain without a reference holds its independent joints.
+        if joint_law && draft.reference.is_none() && draft.loop_closures.is_empty() {
             let q = draft
                 .initial
                 .q
@@ -472,7 +466,7 @@ impl Session {
     /// changes.
     pub fn apply_draft(&mut self) -> Result<(), ScenarioError> {
         let scenario = Scenario::from_file(self.draft.clone(), &self.scenario.path)?;
-        let fresh = scenario.variants()?;
+        let mut fresh = scenario.variants()?;
         let continuable = self.apply_mode == ApplyMode::NextStep
             && fresh.len() == self.variants.len()
             && fresh.iter().zip(&self.variants).all(|(f, v)| {
@@ -481,7 +475,14 @@ impl Session {
                     && f.duration == self.duration
                     && !switches_adaptation_law(&f.simulation, &v.sim)
             });
-        if !continuable {
+        // Every variant takes over its running state, or the run restarts
+        // (a changed configuration space or closed-chain partition).
+        let taken_over = continuable
+            && fresh
+                .iter_mut()
+                .zip(&self.variants)
+                .all(|(f, v)| f.simulation.continue_from(&v.sim));
+        if !taken_over {
             let (source, draft) = (self.source.clone(), self.draft.clone());
             self.replace(source, scenario)?;
             self.draft = draft;
@@ -489,15 +490,13 @@ impl Session {
         }
         let t = self.time();
         for (f, v) in fresh.into_iter().zip(&mut self.variants) {
-            let mut sim = f.simulation;
-            if sim.continue_from(&v.sim) {
-                v.kinematics = Workspace::new(&sim.plant);
-                v.scratch = Workspace::new(&sim.plant);
-                v.diagnoser = Diagnoser::new(&sim.estimate);
-                // Edited gains meet the integrator from the current state on.
-                v.step_stability = sim.step_stability();
-                v.sim = sim;
-            }
+            let sim = f.simulation;
+            v.kinematics = Workspace::new(&sim.plant);
+            v.scratch = Workspace::new(&sim.plant);
+            v.diagnoser = Diagnoser::new(&sim.estimate);
+            // Edited gains meet the integrator from the current state on.
+            v.step_stability = sim.step_stability();
+            v.sim = sim;
         }
         self.edits
             .push((t, describe_change(&self.scenario.file, &scenario.file)));

@@ -4,15 +4,21 @@
 //! EFPA (Wensing, Featherstone & Orin (2012), Table I); the ellipsoid's semi-axes point along the
 //! eigenvectors of the translational block Lambda_v = ((Lambda^-1)_vv)^-1
 //! with lengths proportional to its eigenvalues, the effective masses (kg)
-//! felt when pushing the end effector along them.
+//! felt when pushing the end effector along them. On a closed chain the
+//! loops stiffen the end effector: Lambda_v^-1 = J_v A H_bar^-1 A^T J_v^T
+//! with H_bar = A^T H A in the independent speeds (Wensing, Englsberger &
+//! Slotine 2023, sec. VI-C1), infinite along what the loops forbid.
 
 use super::robot_view::{point, to_bevy, ViewLayout};
 use super::session::{Session, SessionSystems};
 use super::variant_color;
 use crate::algorithms::{
-    frame_jacobian, frame_placement, operational_space_inverse_inertia, JacobianFrame,
-    OperationalSpaceWorkspace, Workspace,
+    crba, forward_kinematics, frame_jacobian, frame_placement, operational_space_inverse_inertia,
+    JacobianFrame, OperationalSpaceWorkspace, Workspace,
 };
+use crate::factorization::ClosedChain;
+use crate::model::Model;
+use crate::sim::Simulation;
 use crate::spatial::{Mat3, Vec3 as DVec3};
 use bevy::prelude::*;
 
@@ -61,7 +67,60 @@ pub struct TaskSpaceReadout {
     pub frame_name: String,
     generation: Option<u64>,
     end_effector: usize,
-    workspaces: Vec<(Workspace, OperationalSpaceWorkspace)>,
+    probes: Vec<TaskSpaceProbe>,
+}
+
+/// What one variant's task-space state is computed with: its buffers, and
+/// a copy of its closed chain (a chain's Lambda comes from its own A and
+/// H_bar).
+pub struct TaskSpaceProbe {
+    ws: Workspace,
+    os: OperationalSpaceWorkspace,
+    chain: Option<ClosedChain>,
+    end_effector: usize,
+}
+
+impl TaskSpaceProbe {
+    /// For `sim`'s plant, at frame `end_effector`.
+    pub fn new(sim: &Simulation, end_effector: usize) -> Self {
+        TaskSpaceProbe {
+            ws: Workspace::new(&sim.plant),
+            os: OperationalSpaceWorkspace::new(&sim.plant, &[end_effector]),
+            chain: sim.constrained_plant().map(|p| p.chain().clone()),
+            end_effector,
+        }
+    }
+
+    /// The end effector's state at `sim`'s current state.
+    pub fn state(&mut self, sim: &Simulation) -> TaskSpaceState {
+        let (model, ws, ee) = (&sim.plant, &mut self.ws, self.end_effector);
+        let world_vv = match &mut self.chain {
+            // A singular configuration (the run stops there) shows no mass.
+            Some(chain) => {
+                chain_inverse_inertia_vv(model, ws, chain, ee, &sim.q).unwrap_or_else(Mat3::zeros)
+            }
+            None => {
+                let lambda_inv = operational_space_inverse_inertia(model, ws, &mut self.os, &sim.q);
+                // Local axes: rotate the translational block into the world.
+                forward_kinematics(model, ws, &sim.q);
+                let rot = frame_placement(model, ws, ee).rot;
+                let local_vv: Mat3 = lambda_inv.fixed_view::<3, 3>(3, 3).into_owned();
+                rot * local_vv * rot.transpose()
+            }
+        };
+        let (masses, axes) = effective_masses(&world_vv);
+        forward_kinematics(model, ws, &sim.q);
+        let x = frame_placement(model, ws, ee);
+        let j = frame_jacobian(model, ws, ee, JacobianFrame::WorldAligned);
+        let twist = j * nalgebra::DVector::from_column_slice(&sim.v);
+        TaskSpaceState {
+            position: x.trans,
+            rotation: x.rot,
+            velocity: DVec3::new(twist[3], twist[4], twist[5]),
+            effective_masses: masses,
+            axes,
+        }
+    }
 }
 
 pub struct TaskSpacePlugin;
@@ -89,6 +148,26 @@ fn effective_masses(lambda_inv_vv: &Mat3) -> (DVec3, Mat3) {
     (masses, eig.eigenvectors)
 }
 
+/// A closed chain's Lambda_v^-1 at `frame` in world axes:
+/// J_v A H_bar^-1 A^T J_v^T, H_bar = A^T H A; None where K_d or H_bar is
+/// singular.
+fn chain_inverse_inertia_vv(
+    model: &Model,
+    ws: &mut Workspace,
+    chain: &mut ClosedChain,
+    frame: usize,
+    q: &[f64],
+) -> Option<Mat3> {
+    chain.update_basis(model, ws, q).ok()?;
+    let a = chain.basis();
+    let h_bar = a.transpose() * crba(model, ws, q) * a;
+    forward_kinematics(model, ws, q);
+    let j = frame_jacobian(model, ws, frame, JacobianFrame::WorldAligned);
+    let jv_a = j.rows(3, 3) * a;
+    let x = h_bar.cholesky()?.solve(&jv_a.transpose());
+    Some(Mat3::from_iterator((jv_a * x).iter().copied()))
+}
+
 fn compute_task_space(
     session: Res<Session>,
     mut readout: ResMut<TaskSpaceReadout>,
@@ -100,40 +179,18 @@ fn compute_task_space(
         readout.generation = Some(session.generation);
         readout.end_effector = ee;
         readout.frame_name = session.plant().frames[ee].name.clone();
-        readout.workspaces = session
+        readout.probes = session
             .variants
             .iter()
-            .map(|v| {
-                (
-                    Workspace::new(&v.sim.plant),
-                    OperationalSpaceWorkspace::new(&v.sim.plant, &[ee]),
-                )
-            })
+            .map(|v| TaskSpaceProbe::new(&v.sim, ee))
             .collect();
     }
     let TaskSpaceReadout {
-        variants,
-        workspaces,
-        ..
+        variants, probes, ..
     } = &mut *readout;
     variants.clear();
-    for (v, (ws, os)) in session.variants.iter().zip(workspaces.iter_mut()) {
-        let model = &v.sim.plant;
-        let lambda_inv = operational_space_inverse_inertia(model, ws, os, &v.sim.q);
-        // Local axes: rotate the translational block into the world.
-        let x = frame_placement(model, &v.kinematics, ee);
-        let local_vv: Mat3 = lambda_inv.fixed_view::<3, 3>(3, 3).into_owned();
-        let (masses, axes) = effective_masses(&(x.rot * local_vv * x.rot.transpose()));
-        // The workspace's kinematics are at the same q (the EFPA ran them).
-        let j = frame_jacobian(model, ws, ee, JacobianFrame::WorldAligned);
-        let twist = j * nalgebra::DVector::from_column_slice(&v.sim.v);
-        variants.push(TaskSpaceState {
-            position: x.trans,
-            rotation: x.rot,
-            velocity: DVec3::new(twist[3], twist[4], twist[5]),
-            effective_masses: masses,
-            axes,
-        });
+    for (v, probe) in session.variants.iter().zip(probes.iter_mut()) {
+        variants.push(probe.state(&v.sim));
     }
     if new_session && settings.ellipsoid_scale.is_none() {
         let largest = variants

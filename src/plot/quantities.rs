@@ -221,6 +221,16 @@ pub const TASK_SIGMA_MIN: Quantity = Quantity {
     read: Reader::Sample(|s| task(s, |t| t.min_singular_value)),
 };
 
+/// A closed chain's loop drift: the largest |phi| the last step left before
+/// its projection onto the loops (m, or a cosine for a revolute closure's
+/// axis rows); NaN on other plants.
+pub const CONSTRAINT_DRIFT: Quantity = Quantity {
+    title: "loop drift max|phi| before projection",
+    unit: "log10",
+    heading: "log10 loop drift max|phi| before projection (m)",
+    read: Reader::Sample(|s| s.constraint_drift.map_or(f64::NAN, log10)),
+};
+
 pub const SKEW_RESIDUAL: Quantity = Quantity {
     title: "skew residual max|dH/dt - C - C^T|",
     unit: "log10",

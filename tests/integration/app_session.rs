@@ -9,7 +9,8 @@ use crate::common;
 use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use passivity_lab::algorithms::{forward_kinematics, frame_placement, Workspace};
+use passivity_lab::algorithms::{forward_kinematics, frame_placement, kinetic_energy, Workspace};
+use passivity_lab::app::chain_geometry::ChainGeometry;
 use passivity_lab::app::interaction::{
     Grab, InteractionPlugin, InteractionState, PointerInput, PointerPhase,
 };
@@ -18,6 +19,7 @@ use passivity_lab::app::session::{
     ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
 };
 use passivity_lab::app::stance_geometry::StanceGeometry;
+use passivity_lab::app::task_space::TaskSpaceProbe;
 use passivity_lab::scenario::{
     AdaptationLawSpec, ControllerSpec, DisturbanceSpec, FactorizationSpec, Gain, Scenario,
 };
@@ -190,6 +192,136 @@ fn a_factorization_change_acts_from_the_next_step() {
         untouched.step().unwrap();
     }
     assert_ne!(untouched.q, s.variants[1].sim.q);
+}
+
+/// Issue 33 sec. 5: a closed chain (the four-bar knee leg) runs live on
+/// its constrained plant, sample for sample the headless runner's run; the
+/// chain view sees its loop closed and marks the mobility's independent
+/// joints; a factorization edit acts from the next step on (the plant
+/// takes over the running chain's state), as the same change made by hand
+/// on the headless simulation.
+#[test]
+fn a_closed_chain_runs_live_shows_its_loop_and_takes_edits() {
+    let mut app = app(scenario("fourbar_knee_torsion"), 1.0 / 60.0);
+    run_until(&mut app, 0.3);
+    app.world_mut().resource_mut::<Playback>().running = false;
+    let s = session(&app);
+    let headless = s.scenario.variants().unwrap();
+    assert_eq!(s.variants.len(), headless.len());
+    for (v, h) in s.variants.iter().zip(headless) {
+        let mut sim = h.simulation;
+        for _ in 0..s.steps {
+            sim.step().unwrap();
+        }
+        assert_eq!((&sim.q, &sim.v), (&v.sim.q, &v.sim.v), "{}", v.name);
+        let g = ChainGeometry::of(&v.sim, &v.kinematics).expect("a chain");
+        let independent: Vec<&str> = g
+            .joints
+            .iter()
+            .filter(|j| j.independent)
+            .map(|j| j.name.as_str())
+            .collect();
+        assert_eq!(independent, ["slider", "hip_joint", "knee_motor_joint"]);
+        assert_eq!(
+            g.joints.len(),
+            5,
+            "{}: every joint of the loop's speeds",
+            v.name
+        );
+        assert_eq!(g.closures.len(), 1);
+        let loop_now = &g.closures[0];
+        assert!(
+            loop_now.closed() && loop_now.residual < 1e-10,
+            "{}: {loop_now:?}",
+            v.name
+        );
+        assert!(
+            (loop_now.frame_a - loop_now.frame_b).norm() < 1e-10,
+            "{}: a planar loop's frames coincide",
+            v.name
+        );
+        let drift: Vec<f64> = v.samples[1..]
+            .iter()
+            .map(|s| s.constraint_drift.unwrap())
+            .collect();
+        assert!(
+            drift.iter().all(|d| d.is_finite() && *d > 0.0 && *d < 1e-6),
+            "{}: drift before projection {drift:?}",
+            v.name
+        );
+    }
+    // Switch the torsion Slotine-Li variant to C_bar* from the next step.
+    let (before, steps_before, mut draft, path) = {
+        let s = session(&app);
+        assert_eq!(s.variants[1].sim.controller.factorization.name(), "torsion");
+        (
+            s.variants[1].sim.clone(),
+            s.steps,
+            s.draft.clone(),
+            s.scenario.path.clone(),
+        )
+    };
+    draft.variants[1].factorization = Some(FactorizationSpec::Christoffel);
+    app.world_mut().resource_mut::<Session>().draft = draft.clone();
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.world_mut().resource_mut::<Playback>().running = true;
+    for _ in 0..20 {
+        app.update();
+    }
+    let s = session(&app);
+    assert_eq!(s.edits.len(), 1, "continued, not restarted: {:?}", s.edits);
+    assert!(s.variants[1].sim.t > before.t);
+    let mut expected = Scenario::from_file(draft, path)
+        .unwrap()
+        .variants()
+        .unwrap()[1]
+        .simulation
+        .clone();
+    assert!(expected.continue_from(&before));
+    for _ in steps_before..s.steps {
+        expected.step().unwrap();
+    }
+    assert_eq!(expected.q, s.variants[1].sim.q);
+    let mut untouched = before;
+    for _ in steps_before..s.steps {
+        untouched.step().unwrap();
+    }
+    assert_ne!(untouched.q, s.variants[1].sim.q, "the edit changed the run");
+}
+
+/// On a closed chain the task-space view's effective masses are the
+/// chain's (Lambda_v^-1 = J_v A H_bar^-1 A^T J_v^T), not the open tree's:
+/// the four-bar has one independent speed, so its end effector moves only
+/// along its velocity, where half the effective mass times the speed
+/// squared is the chain's kinetic energy, and the loop makes the mass
+/// across it infinite (shown capped at 1e6 kg).
+#[test]
+fn a_closed_chain_shows_its_own_effective_masses() {
+    let mut app = app(scenario("fourbar_torsion"), 1.0 / 60.0);
+    run_until(&mut app, 0.3);
+    let s = session(&app);
+    for v in &s.variants {
+        let t = TaskSpaceProbe::new(&v.sim, s.end_effector).state(&v.sim);
+        let speed = t.velocity.norm();
+        assert!(speed > 1e-3, "{}: at rest", v.name);
+        let finite: Vec<usize> = (0..3).filter(|&k| t.effective_masses[k] < 1e6).collect();
+        assert_eq!(finite.len(), 1, "{}: masses {}", v.name, t.effective_masses);
+        let k = finite[0];
+        let along = t.axes.column(k).dot(&(t.velocity / speed)).abs();
+        assert!(
+            along > 1.0 - 1e-9,
+            "{}: mass axis at {along} to the velocity",
+            v.name
+        );
+        let plant = &v.sim.plant;
+        let energy = kinetic_energy(plant, &mut Workspace::new(plant), &v.sim.q, &v.sim.v);
+        let from_mass = 0.5 * t.effective_masses[k] * speed * speed;
+        assert!(
+            (from_mass / energy - 1.0).abs() < 1e-9,
+            "{}: 1/2 m |x_dot|^2 = {from_mass}, T = {energy}",
+            v.name
+        );
+    }
 }
 
 /// A gain edit the integrator cannot take is flagged on the variant as

@@ -282,11 +282,6 @@ fn every_shipped_scenario_renders_its_robots() {
     assert!(scenarios.len() >= 4);
     for path in scenarios {
         let text = std::fs::read_to_string(&path).unwrap();
-        // The app refuses a closed chain with a message (it cannot show one
-        // yet); closed_chain_scenarios.rs runs them headless.
-        if text.contains("[[loop_closures]]") {
-            continue;
-        }
         let variants = text.matches("[[variants]]").count().max(1);
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let speed = if text.contains("builtin = \"point_mass\"") {
@@ -296,6 +291,9 @@ fn every_shipped_scenario_renders_its_robots() {
         };
         let report = check(Some(&path), &name, variants, speed);
         assert!(report["lesson"].is_null(), "{name}: {}", report["lesson"]);
+        if text.contains("[[loop_closures]]") {
+            check_chain_view(&name, &report);
+        }
     }
     // Every lesson of the torsion lab renders with its lesson panel.
     let mut lessons: Vec<PathBuf> = std::fs::read_dir(common::repo_path("scenarios/lessons"))
@@ -315,6 +313,64 @@ fn every_shipped_scenario_renders_its_robots() {
         };
         let report = check(Some(path), &name, variants, speed);
         assert!(report["lesson"].is_string(), "{name}: no lesson panel");
+    }
+}
+
+/// A closed loop's green (chain_view.rs's CLOSED_COLOR, unlit): green far
+/// above red and blue, which no lit variant tint reaches.
+fn loop_green([r, g, b]: [u8; 3]) -> bool {
+    g > 200 && u16::from(r) * 2 < u16::from(g) && u16::from(b) * 2 < u16::from(g)
+}
+
+/// An independent joint's orange (INDEPENDENT_COLOR, unlit): the orange
+/// variant tint is lit over a blue of at least 70.
+fn joint_orange([r, g, b]: [u8; 3]) -> bool {
+    r > 200 && (70..170).contains(&g) && b < 40
+}
+
+/// A reported point on screen.
+fn screen_point(p: &serde_json::Value, what: &str) -> (f64, f64) {
+    let p = p
+        .as_array()
+        .unwrap_or_else(|| panic!("{what} is not on screen"));
+    (p[0].as_f64().unwrap(), p[1].as_f64().unwrap())
+}
+
+/// Issue 33 sec. 5: every variant of a closed chain draws each loop
+/// closure green (closed) at both its frames and a ring at each
+/// independent joint.
+fn check_chain_view(name: &str, report: &serde_json::Value) {
+    let image = Image::read(&common::kept_dir("app-window").join(format!("{name}.png")));
+    let variants = report["chain_view"]["variants"].as_array().unwrap();
+    assert!(!variants.is_empty(), "{name}: no chain view");
+    for (i, v) in variants.iter().enumerate() {
+        assert!(!v.is_null(), "{name}: variant {i} is not drawn as a chain");
+        for c in v["closures"].as_array().unwrap() {
+            assert_eq!(c["closed"], true, "{name}: variant {i}: {c}");
+            for side in ["frame_a", "frame_b"] {
+                let at = screen_point(&c[side], &format!("{name}: variant {i}'s {side}"));
+                let green = count_near(&image, at, 8.0, loop_green);
+                eprintln!("{name}: variant {i}: loop {side} at {at:.0?}: {green} green pixels");
+                assert!(
+                    green >= 4,
+                    "{name}: variant {i}: no closed loop drawn at {at:?}"
+                );
+            }
+        }
+        let joints = v["independent_joints"].as_array().unwrap();
+        assert!(
+            !joints.is_empty(),
+            "{name}: variant {i}: no independent joint"
+        );
+        for j in joints {
+            let at = screen_point(j, &format!("{name}: variant {i}'s independent joint"));
+            let orange = count_near(&image, at, 12.0, joint_orange);
+            eprintln!("{name}: variant {i}: independent joint at {at:.0?}: {orange} orange pixels");
+            assert!(
+                orange >= 4,
+                "{name}: variant {i}: no ring at the joint {at:?}"
+            );
+        }
     }
 }
 
