@@ -242,20 +242,21 @@ fn torsion_arrows(
     })
 }
 
-/// On screen (physical pixels), per variant whose controller has contacts:
-/// its CoM, the CoM's ground projection, the support polygon's corners and
-/// the contact points (null for the other variants); and every variant's
-/// energy supplied through its passive port so far (J).
-fn balance_on_screen(
-    session: &Session,
-    balance: &BalanceViewState,
+/// A world point on screen (physical pixels), if in front of the camera.
+type OnScreen<'a> = dyn Fn(&crate::spatial::Vec3) -> Option<[f32; 2]> + 'a;
+
+/// Each variant's drawing reported by `report` (null where it has none),
+/// given how a point of that variant (world, before the layout offset)
+/// lands on screen.
+fn per_variant_on_screen<G>(
+    drawings: &[Option<G>],
     layout: &super::robot_view::ViewLayout,
     camera: (&Camera, &GlobalTransform),
     scale: f32,
-) -> serde_json::Value {
-    let count = balance.variants.len();
-    let views: Vec<serde_json::Value> = balance
-        .variants
+    report: impl Fn(&G, &OnScreen) -> serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let count = drawings.len();
+    drawings
         .iter()
         .enumerate()
         .map(|(i, g)| {
@@ -271,16 +272,32 @@ fn balance_on_screen(
                     * scale;
                 Some([p.x, p.y])
             };
-            serde_json::json!({
-                "com": screen(&g.com),
-                "com_on_ground": screen(&g.com_on_ground),
-                "polygon": g.polygon.iter().map(screen).collect::<Vec<_>>(),
-                "feet": g.feet.iter().map(|f| screen(&f.position)).collect::<Vec<_>>(),
-                "margin_m": g.margin,
-                "wrench": g.wrench.as_slice(),
-            })
+            report(g, &screen)
         })
-        .collect();
+        .collect()
+}
+
+/// On screen (physical pixels), per variant whose controller has contacts:
+/// its CoM, the CoM's ground projection, the support polygon's corners and
+/// the contact points (null for the other variants); and every variant's
+/// energy supplied through its passive port so far (J).
+fn balance_on_screen(
+    session: &Session,
+    balance: &BalanceViewState,
+    layout: &super::robot_view::ViewLayout,
+    camera: (&Camera, &GlobalTransform),
+    scale: f32,
+) -> serde_json::Value {
+    let views = per_variant_on_screen(&balance.variants, layout, camera, scale, |g, screen| {
+        serde_json::json!({
+            "com": screen(&g.com),
+            "com_on_ground": screen(&g.com_on_ground),
+            "polygon": g.polygon.iter().map(screen).collect::<Vec<_>>(),
+            "feet": g.feet.iter().map(|f| screen(&f.position)).collect::<Vec<_>>(),
+            "margin_m": g.margin,
+            "wrench": g.wrench.as_slice(),
+        })
+    });
     let supply: Vec<Option<f64>> = session
         .variants
         .iter()
@@ -339,44 +356,26 @@ fn chains_on_screen(
     camera: (&Camera, &GlobalTransform),
     scale: f32,
 ) -> serde_json::Value {
-    let count = chains.variants.len();
-    let views: Vec<serde_json::Value> = chains
-        .variants
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let Some(g) = g else {
-                return serde_json::Value::Null;
-            };
-            let offset = layout.offset(i, count);
-            let screen = |p: &crate::spatial::Vec3| {
-                let p = camera
-                    .0
-                    .world_to_viewport(camera.1, point(p) + offset)
-                    .ok()?
-                    * scale;
-                Some([p.x, p.y])
-            };
-            let closures: Vec<serde_json::Value> = g
-                .closures
-                .iter()
-                .map(|c| {
-                    serde_json::json!({
-                        "frame_a": screen(&c.frame_a),
-                        "frame_b": screen(&c.frame_b),
-                        "closed": c.closed(),
-                    })
+    let views = per_variant_on_screen(&chains.variants, layout, camera, scale, |g, screen| {
+        let closures: Vec<serde_json::Value> = g
+            .closures
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "frame_a": screen(&c.frame_a),
+                    "frame_b": screen(&c.frame_b),
+                    "closed": c.closed(),
                 })
-                .collect();
-            let independent: Vec<_> = g
-                .joints
-                .iter()
-                .filter(|j| j.independent)
-                .map(|j| screen(&j.position))
-                .collect();
-            serde_json::json!({ "closures": closures, "independent_joints": independent })
-        })
-        .collect();
+            })
+            .collect();
+        let independent: Vec<_> = g
+            .joints
+            .iter()
+            .filter(|j| j.independent)
+            .map(|j| screen(&j.position))
+            .collect();
+        serde_json::json!({ "closures": closures, "independent_joints": independent })
+    });
     serde_json::json!({ "variants": views })
 }
 

@@ -383,7 +383,10 @@ fn time_closed_chain(
         }
     });
     let cluster_christoffel = time_us(calls.fewer(10), |_| {
-        if let Err(e) = clusters.christoffel_symbols(model, &mut ws, &q).map(black_box) {
+        if let Err(e) = clusters
+            .christoffel_symbols(model, &mut ws, &q)
+            .map(black_box)
+        {
             failed = Some(e);
         }
     });
