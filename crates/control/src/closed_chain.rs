@@ -204,8 +204,8 @@ impl ClosedChainControl {
         tau: &mut [f64],
     ) -> Result<(), ClosedChainControlError> {
         self.errors(q, v_bar, reference);
-        chain.update_with_independent_speeds(model, ws, q, v_bar, &mut self.v)?;
-        let (h_bar, c_bar) = chain.reduced_dynamics(model, ws, q, &self.v, &self.factorization);
+        let (h_bar, c_bar) =
+            chain.reduced_dynamics_at(model, ws, (q, v_bar), &mut self.v, &self.factorization)?;
         tau.fill(0.0);
         for (n, &k) in self.independent.iter().enumerate() {
             let mut t = 0.0;
@@ -241,9 +241,9 @@ impl ClosedChainControl {
         reference: ReducedReference,
     ) -> Result<(f64, f64), ClosedChainControlError> {
         self.errors(q, v_bar, reference);
-        chain.update_with_independent_speeds(model, ws, q, v_bar, &mut self.v)?;
+        let c_star = Factorization::ChristoffelConsistent;
         let h_bar = chain
-            .reduced_dynamics(model, ws, q, &self.v, &Factorization::ChristoffelConsistent)
+            .reduced_dynamics_at(model, ws, (q, v_bar), &mut self.v, &c_star)?
             .0;
         let r = self.e.len();
         let mut v = 0.0;

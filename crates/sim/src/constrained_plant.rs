@@ -164,17 +164,17 @@ impl ConstrainedPlant {
         self.chain.full_speeds(&self.stage_v_bar, &mut self.v);
         control(time, q, &self.stage_v_bar, &self.v, &mut self.tau);
         let tau = &self.tau;
-        self.chain
-            .update(model, ws, q, &self.v)
-            .map_err(chain_error)?;
         model.configuration_rate(q, &self.v, &mut self.rate_q[k]);
-        let (h_bar, c_bar) = self.chain.reduced_dynamics(
-            model,
-            ws,
-            q,
-            &self.v,
-            &Factorization::ChristoffelConsistent,
-        );
+        // On update_basis's placements: the control law has its own workspace.
+        let (h_bar, c_bar) = self
+            .chain
+            .reduced_dynamics_on_basis(
+                model,
+                ws,
+                (q, &self.v),
+                &Factorization::ChristoffelConsistent,
+            )
+            .map_err(chain_error)?;
         self.h_bar.copy_from(h_bar);
         for (i, r) in self.rhs.iter_mut().enumerate() {
             *r = -(0..self.stage_v_bar.len())

@@ -559,13 +559,20 @@ impl ClosedChain {
     ) -> Result<(&DMatrix<f64>, &DMatrix<f64>), ClosedChainError> {
         self.update_basis(model, ws, q)?;
         self.full_speeds(v_bar, v);
-        self.dynamics_on_placements(model, ws, (q, v), f)
+        self.reduced_dynamics_on_basis(model, ws, (q, v), f)
     }
 
-    /// After [`Self::update_basis`] at q: Algorithm 1 at (q, v) on its
-    /// placements, K_dot and A_dot from the velocities it leaves, then
-    /// H_bar and C_bar.
-    fn dynamics_on_placements(
+    /// After [`Self::update_basis`] at q, with `ws` untouched since (v may
+    /// have been formed in between, e.g. by [`Self::full_speeds`]):
+    /// Algorithm 1 at (q, v) on its placements, K_dot and A_dot from the
+    /// velocities it leaves, then H_bar and C_bar. The second half of
+    /// [`Self::reduced_dynamics_at`], for a caller that needs v between the
+    /// two (the constrained plant evaluates its controller there).
+    /// Allocates nothing.
+    ///
+    /// # Errors
+    /// As [`Self::update`].
+    pub fn reduced_dynamics_on_basis(
         &mut self,
         model: &Model,
         ws: &mut Workspace,
@@ -606,7 +613,7 @@ impl ClosedChain {
             // call, not reallocated).
             let speeds = std::mem::take(&mut self.speeds);
             let along = self
-                .dynamics_on_placements(model, ws, (q, &speeds), &f)
+                .reduced_dynamics_on_basis(model, ws, (q, &speeds), &f)
                 .map(|_| ());
             self.speeds = speeds;
             along?;
