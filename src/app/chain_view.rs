@@ -58,17 +58,7 @@ impl Plugin for ChainViewPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ChainViewSettings>()
             .init_resource::<ChainViewState>()
-            .insert_gizmo_config(
-                ChainGizmos,
-                GizmoConfig {
-                    depth_bias: -1.0,
-                    line: GizmoLineConfig {
-                        width: 3.0,
-                        ..default()
-                    },
-                    ..default()
-                },
-            )
+            .insert_gizmo_config(ChainGizmos, super::in_front_gizmos(3.0))
             .add_systems(
                 Update,
                 (update_chains, draw_chains).chain().after(SessionSystems),

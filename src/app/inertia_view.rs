@@ -99,17 +99,7 @@ impl Plugin for InertiaViewPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<InertiaViewSettings>()
             .init_resource::<InertiaViewState>()
-            .insert_gizmo_config(
-                MarkerGizmos,
-                GizmoConfig {
-                    depth_bias: -1.0,
-                    line: GizmoLineConfig {
-                        width: 4.0,
-                        ..default()
-                    },
-                    ..default()
-                },
-            )
+            .insert_gizmo_config(MarkerGizmos, super::in_front_gizmos(4.0))
             .add_systems(
                 Update,
                 (open_lesson_view, update_inertia, place_solids, draw_wires)

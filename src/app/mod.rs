@@ -87,6 +87,16 @@ pub struct AppOptions {
     pub move_plots_at: Option<u32>,
 }
 
+/// A gizmo group's config drawn in front of everything (depth bias -1),
+/// its lines `width` pixels wide: for markers that sit inside the links.
+pub fn in_front_gizmos(width: f32) -> GizmoConfig {
+    GizmoConfig {
+        depth_bias: -1.0,
+        line: GizmoLineConfig { width, ..default() },
+        ..default()
+    }
+}
+
 /// The colour of variant `i` (3-D tint and trail): the figures' colour,
 /// [`crate::plot::palette::colour`].
 pub fn variant_color(i: usize) -> Color {

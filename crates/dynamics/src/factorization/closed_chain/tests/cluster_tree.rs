@@ -19,6 +19,16 @@ const BODY_FACTORIZATIONS: [(BodyFactorization, &str); 3] = [
     (BodyFactorization::Alternate, "alternate"),
 ];
 
+/// The knee leg with armature `per_speed` (k + 1) on speed k.
+fn knee_leg_with_armature(per_speed: f64) -> Mechanism {
+    let mut mech = knee_leg();
+    let armature: Vec<f64> = (0..mech.model.nv)
+        .map(|s| per_speed * (s + 1) as f64)
+        .collect();
+    mech.model.set_armature(&armature).unwrap();
+    mech
+}
+
 /// The spanning tree's chain at a random closed state, the cluster tree
 /// there, q and v_bar.
 fn both_chains(
@@ -114,9 +124,7 @@ fn cluster_tree_gives_the_spanning_trees_h_bar_and_c_bar() {
 fn joint_armature_enters_h_bar_and_c_bar_as_in_the_spanning_tree() {
     // Random seed 43.
     let mut rng = SplitMix64(43);
-    let mut mech = knee_leg();
-    let armature: Vec<f64> = (0..mech.model.nv).map(|s| 0.01 * (s + 1) as f64).collect();
-    mech.model.set_armature(&armature).unwrap();
+    let mech = knee_leg_with_armature(0.01);
     let model = &mech.model;
     for _ in 0..3 {
         let (mut chain, mut clusters, mut ws, q, v_bar) = both_chains(&mech, &mut rng);
@@ -337,9 +345,7 @@ fn algorithm_2_for_clusters_gives_the_spanning_trees_gamma_bar_and_contracts_to_
 fn algorithm_2_for_clusters_takes_the_armature_as_algorithm_1_does() {
     // Random seed 71: the knee leg with armature on every speed.
     let mut rng = SplitMix64(71);
-    let mut mech = knee_leg();
-    let armature: Vec<f64> = (0..mech.model.nv).map(|s| 0.02 * (s + 1) as f64).collect();
-    mech.model.set_armature(&armature).unwrap();
+    let mech = knee_leg_with_armature(0.02);
     let model = &mech.model;
     for _ in 0..3 {
         let (mut chain, mut clusters, mut ws, q, _) = both_chains(&mech, &mut rng);
