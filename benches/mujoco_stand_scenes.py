@@ -158,9 +158,11 @@ def pushes(sc, m, nstep):
     return x
 
 
-def setup(gravity):
+def setup(gravity, integrator="Euler", step=None):
     sc = scenario()
     m = build(sc, gravity)
+    m.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
+    m.opt.timestep = step or m.opt.timestep
     d = mujoco.MjData(m)
     q0 = sc["initial"]["q"]  # [x y z qx qy qz qw, joints]; MuJoCo: [x y z qw qx qy qz]
     d.qpos[:] = q0[0:3] + [q0[6]] + q0[3:6] + q0[7:]
@@ -206,11 +208,25 @@ def time_rounds(rounds):
                           rounds=rounds)))
 
 
-def accuracy(frictionless):
+def accuracy(options):
+    """The base height and summed normal force along the run (module
+    notes); options: --frictionless (every geom's sliding friction 0),
+    --no-pushes, --noslip N (MuJoCo's no-slip iterations: friction without
+    the soft model's creep), --duration SECONDS, --rk4 (RK4 at 0.25 ms: the
+    frictionless rest, which Euler at 1 ms does not damp)."""
+    frictionless = "--frictionless" in options
+    value = lambda key, default: float(options[options.index(key) + 1]) if key in options else default
     for gravity in ("exact", "timed"):
-        sc, m, d, controls, nstep = setup(gravity)
+        rk4 = ("RK4", 0.00025) if "--rk4" in options else ("Euler", None)
+        sc, m, d, controls, nstep = setup(gravity, *rk4)
         if frictionless:
             m.geom_friction[:, 0] = 0.0
+        if "--no-pushes" in options:
+            controls[:, m.nu:] = 0.0
+        m.opt.noslip_iterations = int(value("--noslip", 0))
+        duration = value("--duration", nstep * m.opt.timestep)
+        nstep = int(round(duration / m.opt.timestep))
+        controls = np.resize(controls, (nstep, controls.shape[1]))
         legs_rows = m.nv - 6
 
         def passive(m_, d_):
@@ -218,21 +234,29 @@ def accuracy(frictionless):
             d_.qfrc_passive[:6] -= d_.qfrc_gravcomp[:6]
 
         mujoco.set_mjcb_passive(passive if gravity == "exact" else None)
-        marks = {int(round(t / m.opt.timestep)): t for t in (0.9, 1.9, 2.9, 3.5, 5.0)}
-        out = dict(gravity=gravity, frictionless=frictionless, mass=float(m.body_subtreemass[1]))
+        times = (0.9, 1.9, 2.9, 3.5, 5.0) + ((duration,) if duration > 5.0 else ())
+        marks = {int(round(t / m.opt.timestep)): t for t in times if t <= duration}
+        out = dict(gravity=gravity, options=" ".join(options), mass=float(m.body_subtreemass[1]))
+        last = []  # the base height over the last second
         try:
             for k in range(nstep):
                 d.ctrl[:] = controls[k, :m.nu]
                 d.xfrc_applied[:] = controls[k, m.nu:].reshape(m.nbody, 6)
                 mujoco.mj_step(m, d)
+                if (k + 1) * m.opt.timestep > duration - 1.0:
+                    last.append(float(d.qpos[2]))
                 if k + 1 in marks:
                     t = marks[k + 1]
                     out[f"z@{t}"] = float(d.qpos[2])
                     out[f"fn@{t}"] = normal_force(m, d)
         finally:
             mujoco.set_mjcb_passive(None)
+        # MuJoCo's soft contacts rest a little inside the ground; ours
+        # within 0.1 mm (crates/sim/src/contact_plant.rs, SLOP).
+        out["penetration_end"] = [round(-float(c.dist), 7) for c in d.contact[:d.ncon]]
         out["q_joints_end"] = [round(float(x), 6) for x in d.qpos[7:7 + legs_rows]]
         out["mg"] = out["mass"] * 9.81
+        out["z_last_second"] = dict(mean=float(np.mean(last)), min=min(last), max=max(last))
         print(json.dumps(out), flush=True)
 
 
@@ -240,6 +264,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "time":
         time_rounds(int(sys.argv[2]))
     elif sys.argv[1] == "accuracy":
-        accuracy("--frictionless" in sys.argv[2:])
+        accuracy(sys.argv[2:])
     else:
         sys.exit(__doc__)
