@@ -359,7 +359,6 @@ impl Simulation {
             contorsion: ContorsionForce::new(estimate.nv),
             controller_is_exact: control == ControlMode::Continuous
                 && !adaptive
-                && !plant.has_free_root()
                 && parameters_of(&plant) == parameters_of(&estimate),
             held_at_step_start: false,
             plant,
