@@ -32,6 +32,7 @@ pub use stable_hash::stable_hash;
 use crate::input::InputError;
 use crate::model::{ModelError, ModelWarning};
 use crate::sim::{HullCache, Simulation};
+pub(crate) use build::ModelCache;
 use std::path::PathBuf;
 
 /// Why a scenario cannot be run; each names the file and, where it can, the
@@ -86,6 +87,9 @@ pub struct Scenario {
     warnings: Vec<ModelWarning>,
     /// The collision meshes' hulls, built at the first `variants()` call.
     hulls: HullCache,
+    /// The robots of a sweep's points (None outside a sweep: the robot is
+    /// loaded at every `variants()` call).
+    models: Option<ModelCache>,
 }
 
 /// One variant ready to run.

@@ -106,14 +106,16 @@ pub fn with_parameters(
     toml::to_string(&doc).map_err(|e| bad("", e.to_string()))
 }
 
-/// The scenario of `point`; an error names the keys and values set.
+/// The scenario of `point` and its variants (sharing `base`'s hulls and
+/// robots, see [`Scenario::parse_point`]); an error names the keys and
+/// values set.
 pub(super) fn point_scenario(
     base: &Scenario,
     keys: &[String],
     point: &SweepPoint,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
     let text = with_parameters(base, keys, &point.values)?;
-    Scenario::parse(&text, &base.path).map_err(|e| match e {
+    base.parse_point(&text).map_err(|e| match e {
         // The line of the rewritten text would mislead: name the keys.
         ScenarioError::Syntax { message, .. } => ScenarioError::Invalid {
             file: base.path.clone(),
@@ -178,7 +180,9 @@ pub struct SweepPlan {
     /// [`stable_hash`] of the base scenario and the spec: shards of one
     /// plan carry the same hash.
     pub hash: String,
-    /// The base scenario each run's point is built from.
+    /// The base scenario each run's point is built from; its points share
+    /// the robots loaded (`Scenario::for_points`), and so do the plan's
+    /// clones.
     scenario: Scenario,
     /// The base scenario's resolved text (part of the hash).
     scenario_text: String,
@@ -223,9 +227,8 @@ fn build_run(
     point: &SweepPoint,
     v: usize,
 ) -> Result<(Scenario, Variant), ScenarioError> {
-    let s = point_scenario(base, keys, point)?;
-    let variant = s
-        .variants()?
+    let (s, variants) = point_scenario(base, keys, point)?;
+    let variant = variants
         .into_iter()
         .nth(v)
         .ok_or_else(|| ScenarioError::Invalid {
@@ -277,6 +280,7 @@ impl SweepPlan {
             ));
         }
         let points = spec.points();
+        let base = scenario.for_points();
         // Each key alone first, so an unknown key is named on its own.
         for (k, key) in keys.iter().enumerate() {
             let unknown = |message: String| {
@@ -289,9 +293,7 @@ impl SweepPlan {
                     other => other,
                 },
             )?;
-            if let Err(ScenarioError::Syntax { message, .. }) =
-                Scenario::parse(&text, &scenario.path)
-            {
+            if let Err(ScenarioError::Syntax { message, .. }) = base.parse_point(&text) {
                 return Err(unknown(message));
             }
         }
@@ -305,8 +307,7 @@ impl SweepPlan {
         let mut variants = Vec::new();
         for (p, point) in points.iter().enumerate() {
             let at_point = |e| at_point(e, p, &keys, point);
-            let s = point_scenario(scenario, &keys, point).map_err(at_point)?;
-            let built = s.variants().map_err(at_point)?;
+            let (s, built) = point_scenario(&base, &keys, point).map_err(at_point)?;
             let names: Vec<String> = built.iter().map(|v| v.name.clone()).collect();
             if p == 0 {
                 variants = names;
@@ -336,7 +337,7 @@ impl SweepPlan {
         Ok(SweepPlan {
             plots: scenario.file.output.plots,
             warnings: scenario.warnings().iter().map(|w| w.to_string()).collect(),
-            scenario: scenario.clone(),
+            scenario: base,
             scenario_text,
             spec,
             points,

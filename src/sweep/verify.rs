@@ -73,12 +73,13 @@ pub fn check_plan(file: &Path, table: &SweepTable) -> Result<Vec<String>, SweepM
         }
     };
     let keys = spec.keys();
+    let base = base.for_points();
     let mut hashes: Vec<Option<String>> = vec![None; points.len()];
     for r in &table.rows {
         let hash = match &hashes[r.point] {
             Some(hash) => hash.clone(),
             None => {
-                let scenario = point_scenario(&base, &keys, &points[r.point])
+                let (scenario, _) = point_scenario(&base, &keys, &points[r.point])
                     .map_err(|e| error(format!("run {}: its point does not load: {e}", r.run)))?;
                 let hash = stable_hash(&resolved_text(&scenario));
                 hashes[r.point] = Some(hash.clone());

@@ -901,3 +901,46 @@ fn runs_are_built_when_they_start() {
         table.warnings
     );
 }
+
+/// A sweep loads its robot once and its points share it where their
+/// `[robot]` tables (and the URDF) are the same (issue 37): every row of a
+/// sweep over gravity (which changes the robot loaded) and a payload
+/// (added to the plant after loading) equals the row of its run built
+/// alone, whose robot is loaded afresh; and gravity and the payload both
+/// reach the rows.
+#[test]
+fn rows_of_points_sharing_a_robot_are_the_rows_of_runs_built_alone() {
+    let dir = scratch("shared-robot");
+    hashes_with_robot(&dir, |t| t);
+    let path = dir.join("payload.toml");
+    let text = std::fs::read_to_string(dir.join("s.toml"))
+        .unwrap()
+        .replace(
+            "[controller]",
+            "[robot.payload]\nlink = \"l7\"\nmass = 0.5\ncom = [0.1, 0.0, 0.0]\n[controller]",
+        );
+    std::fs::write(&path, text).unwrap();
+    let scenario = Scenario::load(&path).unwrap();
+    let spec = SweepSpec::parse(
+        &strings(&[
+            "robot.gravity=[0.0, 0.0, -9.81],[0.0, -4.0, 0.0]",
+            "robot.payload.mass=0.5,2.0",
+        ]),
+        &[],
+        None,
+        0,
+    )
+    .unwrap();
+    let plan = SweepPlan::build(&scenario, spec.clone()).unwrap();
+    let table = plan.run(2, &|_, _| {}, &AtomicBool::new(false));
+    assert!(table.complete(), "{:?}", table.warnings);
+    assert_eq!(table.rows.len(), 4);
+    for row in &table.rows {
+        let alone = run_one(&scenario, &spec, row.run, &AtomicBool::new(false)).unwrap();
+        assert_eq!(alone.without_timing(), row.without_timing());
+    }
+    // Point p is (gravity p / 2, payload mass p % 2).
+    let error = |p: usize| table.metric(p, "default", "rms_tracking_error").unwrap();
+    assert_ne!(error(0), error(1), "the payload does not reach the run");
+    assert_ne!(error(0), error(2), "gravity does not reach the run");
+}

@@ -6,6 +6,7 @@ mod closed_chain;
 mod controller;
 mod disturbances;
 mod model;
+mod model_cache;
 mod plant;
 mod rotors;
 mod stance;
@@ -18,6 +19,7 @@ use crate::sim::{
     ContactPlant, ControlMode, Disturbance, RapierPlant, Simulation, Stepping, BLOW_UP,
 };
 use crate::spatial::RigidInertia;
+pub(crate) use model_cache::ModelCache;
 
 impl Scenario {
     /// Builds every variant's simulation around the loaded robot `nominal`.

@@ -2,8 +2,9 @@
 //! (`[robot]`), and payloads added to it.
 
 use crate::algorithms::check_dynamics_size;
+use crate::input::{read_bytes, InputKind};
 use crate::model::{planar_two_link_arm, point_mass, Model, RootJoint, UrdfOptions};
-use crate::scenario::{BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError};
+use crate::scenario::{stable_hash, BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError};
 use crate::sim::BLOW_UP;
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 
@@ -14,8 +15,33 @@ const MAX_GRAVITY: f64 = 1e4;
 const MAX_LENGTH: f64 = 1e4;
 
 impl Scenario {
-    /// The robot as loaded (no payload, no estimate changes).
+    /// The robot as loaded (no payload, no estimate changes); from the
+    /// sweep's [`ModelCache`] for the scenario of a sweep's point.
     pub(crate) fn nominal_model(&self) -> Result<Model, ScenarioError> {
+        let Some(models) = &self.models else {
+            return self.load_robot();
+        };
+        // The payload is added to the plant by `variants_of`, not part of
+        // the robot loaded; the URDF path is resolved against this file.
+        let mut robot = self.file.robot.clone();
+        robot.payload = None;
+        robot.urdf = self.urdf_path();
+        // The URDF's content is part of the key: a robot file edited or
+        // removed since is loaded (or refused) afresh, as without a cache.
+        let content = match &robot.urdf {
+            Some(urdf) => match read_bytes(urdf, InputKind::Urdf) {
+                Ok(bytes) => stable_hash(&String::from_utf8_lossy(&bytes)),
+                Err(_) => return self.load_robot(),
+            },
+            None => String::new(),
+        };
+        // Debug prints every field, numbers to the last bit (shortest
+        // round trip), and cannot fail as serializing could.
+        models.model(format!("{robot:?}\n{content}"), || self.load_robot())
+    }
+
+    /// The robot `[robot]` describes, loaded (the URDF parsed).
+    fn load_robot(&self) -> Result<Model, ScenarioError> {
         let r = &self.file.robot;
         let root = match r.root {
             RootSpec::Fixed => RootJoint::Fixed,

@@ -10,7 +10,9 @@ pub(crate) mod schema;
 pub(crate) mod stance_schema;
 
 use crate::input::{read_text, InputKind};
-use crate::scenario::{name_problem, variant_name_problem, Scenario, ScenarioError, ScenarioFile};
+use crate::scenario::{
+    name_problem, variant_name_problem, ModelCache, Scenario, ScenarioError, ScenarioFile, Variant,
+};
 use crate::sim::HullCache;
 use names::shown_name;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,38 @@ use std::path::{Path, PathBuf};
 impl Scenario {
     /// Checks scenario text; `path` names it in messages and anchors relative paths.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
-        let path = path.as_ref().to_path_buf();
+        Scenario::parse_with(text, path.as_ref(), HullCache::default(), None)
+            .map(|(scenario, _)| scenario)
+    }
+
+    /// This scenario, its robots kept once loaded (see [`ModelCache`]) for
+    /// the scenarios [`Scenario::parse_point`] derives from it: a sweep's
+    /// base scenario.
+    pub(crate) fn for_points(&self) -> Scenario {
+        let mut base = self.clone();
+        base.models.get_or_insert_with(ModelCache::default);
+        base
+    }
+
+    /// [`Scenario::parse`] of `text` (this scenario with keys set: a
+    /// sweep's point) at this scenario's path, and the variants built to
+    /// check it; the collision hulls and the robots built so far (see
+    /// [`Scenario::for_points`]) shared with this scenario.
+    pub(crate) fn parse_point(
+        &self,
+        text: &str,
+    ) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
+        Scenario::parse_with(text, &self.path, self.hulls.clone(), self.models.clone())
+    }
+
+    /// [`Scenario::parse`] with these caches, and the variants built.
+    fn parse_with(
+        text: &str,
+        path: &Path,
+        hulls: HullCache,
+        models: Option<ModelCache>,
+    ) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
+        let path = path.to_path_buf();
         let file: ScenarioFile = toml::from_str(text).map_err(|e| {
             let (mut line, mut column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
             let mut message = e.message().trim().to_string();
@@ -54,14 +87,15 @@ impl Scenario {
             path,
             text: text.to_string(),
             warnings: Vec::new(),
-            hulls: HullCache::default(),
+            hulls,
+            models,
         };
         scenario.check_names()?;
         scenario.check_lesson()?;
         let nominal = scenario.nominal_model()?;
         scenario.warnings = nominal.warnings.clone();
-        scenario.variants_of(nominal)?;
-        Ok(scenario)
+        let variants = scenario.variants_of(nominal)?;
+        Ok((scenario, variants))
     }
 
     /// Checks an edited scenario (the app's panels edit the file's tables);
