@@ -56,7 +56,9 @@ def main():
         ours, theirs = [{} for _ in builds], {}
         for _ in range(args.runs):
             for (_, binary), best in zip(builds, ours):
-                o = parse(subprocess.run([binary, "bench", "--model", urdf, "--root", root],
+                only = ",".join([a for a, _ in PAIRS] + ["coriolis_all"])
+                o = parse(subprocess.run([binary, "bench", "--model", urdf, "--root", root,
+                                          "--only", only],
                                          check=True, capture_output=True, text=True).stdout)
                 for k, v in o.items():
                     best[k] = min(v, best.get(k, v))

@@ -1,6 +1,8 @@
 //! Christoffel symbols of the first kind of C* in O(Nd^2): Echeandia & Wensing (2021)
 //! Algorithm 2, extended to multi-DoF joints with generalized speeds (the
-//! free root) as in Wensing, Englsberger & Slotine (2023), Algorithm 2, in world coordinates.
+//! free root) as in Wensing, Englsberger & Slotine (2023), Algorithm 2, in world coordinates,
+//! or in a free root's body frame when the root is free (every symbol is a
+//! pairing Phi_a . f, the same in any frame shared by the whole tree).
 //!
 //! Differentiating Algorithm 1's C*_ab = Phi_a^T (I^C_d Phi_dot_b + B^C_d Phi_b)
 //! (d = deeper of the bodies of a and b) with respect to speed c gives, for
@@ -25,13 +27,17 @@
 //! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
 
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, free_root_at_origin, world_inertia};
+use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
+use crate::spatial::Force;
 
 /// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (Wensing, Englsberger & Slotine (2023), eq. 10,
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`),
 /// in O(Nd^2) (Echeandia & Wensing 2021, Algorithm 2).
+/// With a free root, `ws.placements`, `ws.axes` and `ws.composite_inertias`
+/// are left in the root's body frame, as [`crba`](super::crba) leaves them.
 ///
 /// # Panics
 /// If `q.len() != model.nq`;
@@ -73,19 +79,53 @@ use crate::model::Model;
 /// ```
 pub fn christoffel_symbols<'w>(model: &Model, ws: &'w mut Workspace, q: &[f64]) -> &'w [f64] {
     assert_eq!(q.len(), model.nq, "christoffel_symbols: wrong input size");
-    let mut tree = std::mem::take(&mut ws.tree);
-    let (q, []) = tree.expand(model, q, []);
-    for i in 0..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
-        ws.composite_inertias[i] = world_inertia(model, ws, i);
-    }
-    ws.tree = tree;
-    with_speed_map!(model, map => symbols(model, ws, map));
+    Simd::best().run(PlacementsAndSymbols(model, ws, q));
     &ws.christoffel
 }
 
-/// The symbols from the bodies' world inertias in `ws.composite_inertias`.
-fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
+/// [`placements_and_symbols`]'s arguments, to run it for an instruction set.
+struct PlacementsAndSymbols<'a>(&'a Model, &'a mut Workspace, &'a [f64]);
+
+impl Kernel for PlacementsAndSymbols<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        placements_and_symbols(self.0, self.1, self.2)
+    }
+}
+
+/// The world placements, axes and inertias, then the symbols. Always
+/// inlined, with what it calls, so that each build (portable, AVX2,
+/// AVX-512: see [`Simd`]) compiles all of it.
+#[inline(always)]
+fn placements_and_symbols(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    let mut tree = std::mem::take(&mut ws.tree);
+    let (q, []) = tree.expand(model, q, []);
+    let mut trig = std::mem::take(&mut ws.joint_sin_cos);
+    trig.compute(q);
+    let free = model.has_free_root();
+    if free {
+        free_root_at_origin(model, ws);
+    }
+    for i in usize::from(free)..model.nbodies() {
+        body_placement_and_axes_with(model, ws, q, i, |k| trig.get(k));
+        ws.composite_inertias[i] = world_inertia(model, ws, i);
+    }
+    ws.joint_sin_cos = trig;
+    ws.tree = tree;
+    if free {
+        with_speed_map!(model, map => symbols::<true>(model, ws, map));
+    } else {
+        with_speed_map!(model, map => symbols::<false>(model, ws, map));
+    }
+}
+
+/// The symbols from the bodies' inertias in `ws.composite_inertias`, all in
+/// one frame with `ws.axes`. With `FREE_ROOT` that frame is the free root's
+/// body frame, where the root's six axes are the unit vectors, so
+/// Phi_a . f for a root speed a is f's component a (no dot product).
+#[inline(always)]
+fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
     let n = model.nv;
     map.clear(&mut ws.christoffel);
     // Every tree symbol below is written exactly once.
@@ -97,6 +137,14 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
         // The chain: speeds of e itself, then of its strict ancestors.
         let chain = model.support(own.end - 1);
         let (axes, g) = (&ws.axes, &mut ws.christoffel);
+        // Phi_k . f, read off f for a free root's speed.
+        let pair = |k: usize, f: &Force| {
+            if FREE_ROOT && k < 6 {
+                f.to_array()[k]
+            } else {
+                axes[k].dot(f)
+            }
+        };
 
         let above = chain.clone().skip(own.len());
         for c in own.clone() {
@@ -121,7 +169,7 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
                     ws.dof_forces[b] = y - x;
                 }
                 for run in model.support_runs(own.end - 1) {
-                    let values = axes[run.clone()].iter().map(|axis| axis.dot(&f));
+                    let values = run.clone().map(|a| pair(a, &f));
                     map.put3_along_run(g, n, run, (c, b, !same_body), values);
                 }
             }
@@ -130,15 +178,16 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
             let a = c;
             for b in above.clone() {
                 let gb = ws.dof_forces[b];
-                let body_b = model.dof_body[b];
+                // b's body's speeds are the last of its support.
+                let body_b_first = model.bodies[model.dof_body[b]].v_index;
                 for run in model.support_runs(b) {
                     for cc in run {
-                        let val = axes[cc].dot(&gb);
+                        let val = pair(cc, &gb);
                         put(g, a, cc, b, val);
-                        if model.dof_body[cc] != body_b {
+                        if cc < body_b_first {
                             put(g, a, b, cc, val);
                         } else if cc != b {
-                            let x = axes[b].dot(&ws.dof_forces[cc]);
+                            let x = pair(b, &ws.dof_forces[cc]);
                             put(g, a, b, cc, x);
                         }
                     }
@@ -147,6 +196,34 @@ fn symbols(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::test_models::{bent, models};
+
+    /// Every build this CPU runs (portable, AVX2, AVX-512) gives the
+    /// portable build's bits: the arithmetic and its order are the same.
+    #[test]
+    fn every_instruction_set_gives_the_portable_bits() {
+        for model in &models() {
+            let (mut built, mut portable) = (Workspace::new(model), Workspace::new(model));
+            for seed in 0..2 {
+                let q = bent(model, seed as f64);
+                placements_and_symbols(model, &mut portable, &q);
+                for simd in Simd::available() {
+                    simd.run(PlacementsAndSymbols(model, &mut built, &q));
+                    let differ = built
+                        .christoffel
+                        .iter()
+                        .zip(&portable.christoffel)
+                        .position(|(x, y)| x.to_bits() != y.to_bits());
+                    assert_eq!(differ, None, "{} {simd:?}", model.name);
+                }
+            }
         }
     }
 }

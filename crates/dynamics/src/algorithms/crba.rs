@@ -6,10 +6,10 @@
 
 use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, free_root_at_origin, world_inertia};
+use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
-use crate::spatial::{Motion, Transform};
 use nalgebra::DMatrix;
 
 /// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`
@@ -86,30 +86,29 @@ impl UpperTriangle<'_> {
     }
 }
 
-/// [`mass_matrix`], compiled for AVX2 when the CPU has it.
+/// [`mass_matrix`], compiled for the widest instruction set the CPU has
+/// (AVX-512, AVX2: three-operand VEX instructions, about a quarter fewer
+/// instructions than the baseline). The arithmetic and its order are the
+/// same (no fused multiply-adds), so are the bits.
 #[inline(always)]
 fn dispatch<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { mass_matrix_avx2::<MIRROR>(model, ws, q) };
-        return;
-    }
-    mass_matrix::<MIRROR>(model, ws, q);
+    Simd::best().run(MassMatrix::<MIRROR>(model, ws, q));
 }
 
-/// [`mass_matrix`] compiled for AVX2 (three-operand VEX instructions:
-/// about a quarter fewer instructions), chosen at run time. The arithmetic
-/// and its order are the same (no fused multiply-adds), so are the bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn mass_matrix_avx2<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
-    mass_matrix::<MIRROR>(model, ws, q)
+/// [`mass_matrix`]'s arguments, to run it for an instruction set.
+struct MassMatrix<'a, const MIRROR: bool>(&'a Model, &'a mut Workspace, &'a [f64]);
+
+impl<const MIRROR: bool> Kernel for MassMatrix<'_, MIRROR> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        mass_matrix::<MIRROR>(self.0, self.1, self.2)
+    }
 }
 
 /// H into `ws.mass_matrix`: placements, axes and inertias, then the
 /// composite entries. Always inlined, with the helpers it calls, so that
-/// each build of [`crba`] (portable, AVX2) compiles all of it.
+/// each build of [`crba`] (portable, AVX2, AVX-512) compiles all of it.
 ///
 /// An entry Phi_k . (I^C Phi_j) is the same in every frame, so any frame
 /// shared by a whole tree will do. With a free root its body frame saves
@@ -127,26 +126,16 @@ fn mass_matrix<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64])
     } else {
         (0, 0)
     };
+    let mut trig = std::mem::take(&mut ws.joint_sin_cos);
+    trig.compute(q);
     for i in first_body..model.nbodies() {
-        body_placement_and_axes(model, ws, q, i);
+        body_placement_and_axes_with(model, ws, q, i, |k| trig.get(k));
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
+    ws.joint_sin_cos = trig;
     ws.tree = tree;
     with_speed_map!(model, map => composite_entries::<MIRROR>(model, ws, map, root_rows));
     armature::add_to_diagonal(model, &mut ws.mass_matrix);
-}
-
-/// Body 0, a free root, as the frame of the computation: its placement the
-/// identity, its axes the unit vectors, its inertia the body's own.
-/// Kept out of line: inlined, the whole CRBA compiled to 0.1-0.7 % more
-/// instructions per call (callgrind, all five benchmark models).
-#[inline(never)]
-fn free_root_at_origin(model: &Model, ws: &mut Workspace) {
-    ws.placements[0] = Transform::identity();
-    for k in 0..6 {
-        ws.axes[k] = Motion::unit(k);
-    }
-    ws.composite_inertias[0] = model.bodies[0].inertia;
 }
 
 /// H from the bodies' inertias in `ws.composite_inertias`, all in one frame
@@ -221,68 +210,35 @@ fn composite_entries<const MIRROR: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{random_tree, RandomTreeOptions, RootJoint, UrdfOptions};
+    use crate::algorithms::test_models::{bent, models};
 
-    /// The configuration of `model` with every coordinate moved by a
-    /// different amount (a free root's quaternion normalized).
-    fn bent(model: &Model, seed: f64) -> Vec<f64> {
-        let mut q = model.neutral_configuration();
-        for (i, x) in q.iter_mut().enumerate() {
-            *x += (seed + 0.37 * i as f64).sin();
-        }
-        model.normalize_configuration(&mut q);
-        q
-    }
-
-    /// The Panda (a tree, and with its fingers coupled by the mimic tag)
-    /// and random trees with fixed and free roots, revolute and prismatic.
-    fn models() -> Vec<Model> {
-        let panda = crate::shipped_robot_file("panda_description/urdf/panda.urdf");
-        let mimic = UrdfOptions {
-            mimic: true,
-            ..RootJoint::Fixed.into()
-        };
-        let mut models = vec![
-            Model::from_urdf_file(&panda, RootJoint::Fixed).unwrap(),
-            Model::from_urdf_file(&panda, mimic).unwrap(),
-        ];
-        for seed in 0..6 {
-            let options = RandomTreeOptions {
-                joints: 12,
-                free_root: seed % 2 == 0,
-                prismatic_probability: 0.3,
-            };
-            models.push(random_tree(options, seed));
-        }
-        models
-    }
-
-    /// `crba` (compiled for AVX2 when the CPU has it) and the portable
-    /// body give the same bits: the arithmetic and its order are the same.
-    /// Likewise `crba_upper` and the portable body without the mirror.
+    /// Every build of the body this CPU runs (portable, AVX2, AVX-512)
+    /// gives the portable one's bits, with and without the mirror: the
+    /// arithmetic and its order are the same. `crba` runs the widest.
     #[test]
-    fn the_avx2_build_and_the_portable_one_agree_bit_for_bit() {
+    fn every_instruction_set_gives_the_portable_bits() {
         let same = |a: &DMatrix<f64>, b: &DMatrix<f64>| {
             a.iter()
                 .zip(b.iter())
                 .all(|(x, y)| x.to_bits() == y.to_bits())
         };
         for model in &models() {
-            let (mut dispatched, mut portable) = (Workspace::new(model), Workspace::new(model));
+            let (mut built, mut portable) = (Workspace::new(model), Workspace::new(model));
             for seed in 0..3 {
                 let q = bent(model, seed as f64);
-                let h = crba(model, &mut dispatched, &q);
                 mass_matrix::<true>(model, &mut portable, &q);
-                assert!(
-                    same(h, &portable.mass_matrix),
-                    "{}: {h} {}",
-                    model.name,
-                    portable.mass_matrix
-                );
-                crba_upper(model, &mut dispatched, &q);
-                mass_matrix::<false>(model, &mut portable, &q);
-                let (h, p) = (&dispatched.mass_matrix, &portable.mass_matrix);
-                assert!(same(h, p), "{}: upper {h} {p}", model.name);
+                let h = crba(model, &mut built, &q);
+                assert!(same(h, &portable.mass_matrix), "{}: crba", model.name);
+                for simd in Simd::available() {
+                    simd.run(MassMatrix::<true>(model, &mut built, &q));
+                    let (h, p) = (&built.mass_matrix, &portable.mass_matrix);
+                    assert!(same(h, p), "{} {simd:?}: {h} {p}", model.name);
+                    mass_matrix::<false>(model, &mut portable, &q);
+                    simd.run(MassMatrix::<false>(model, &mut built, &q));
+                    let (h, p) = (&built.mass_matrix, &portable.mass_matrix);
+                    assert!(same(h, p), "{} {simd:?} upper: {h} {p}", model.name);
+                    mass_matrix::<true>(model, &mut portable, &q);
+                }
             }
         }
     }

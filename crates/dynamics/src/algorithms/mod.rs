@@ -36,8 +36,11 @@ mod ltdl;
 mod operational_space;
 mod regressor;
 mod rnea;
+mod simd;
 mod slotine_li_regressor;
 mod slotine_li_torque;
+#[cfg(test)]
+mod test_models;
 
 pub use aba::{aba, aba_dense};
 pub use body_factorization::BodyFactorization;
@@ -171,6 +174,8 @@ pub struct Workspace {
     pub jacobian_dot: DMatrix<f64>,
     /// The tree state of a coupled model (empty for a tree).
     pub(crate) tree: TreeState,
+    /// Sines and cosines of the tree coordinates (crba, christoffel_symbols).
+    pub(crate) joint_sin_cos: kinematics::JointSinCos,
     /// nv x nv factor for the dense forward dynamics (`aba_dense`).
     pub(crate) dense: DMatrix<f64>,
     /// The cluster ABA's buffers (empty for a tree).
@@ -207,6 +212,7 @@ impl Workspace {
             jacobian: DMatrix::zeros(6, nv),
             jacobian_dot: DMatrix::zeros(6, nv),
             tree: TreeState::new(model),
+            joint_sin_cos: kinematics::JointSinCos::new(model),
             dense: DMatrix::zeros(nv, nv),
             clusters: ClusterBuffers::new(model),
         }

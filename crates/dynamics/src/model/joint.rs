@@ -68,9 +68,21 @@ impl Joint {
     /// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
     #[inline(always)]
     pub fn successor_placement(&self, frame: &Transform, q: &[f64]) -> Transform {
+        self.successor_placement_with(frame, q, || crate::spatial::sin_cos(q[0]))
+    }
+
+    /// [`Self::successor_placement`] with a revolute joint's `(sin q, cos q)`
+    /// from `sin_cos` (computed beforehand for all joints at once).
+    #[inline(always)]
+    pub(crate) fn successor_placement_with(
+        &self,
+        frame: &Transform,
+        q: &[f64],
+        sin_cos: impl FnOnce() -> (f64, f64),
+    ) -> Transform {
         match self {
             Joint::Revolute { axis } => {
-                let (s, c) = crate::spatial::sin_cos(q[0]);
+                let (s, c) = sin_cos();
                 Transform::new(rotate_about(&frame.rot, axis, s, c), frame.trans)
             }
             Joint::Prismatic { axis } => {

@@ -120,7 +120,9 @@ impl RigidInertia {
     /// with spatial velocity `v` (Echeandia & Wensing (2021), eq. 13), in the same linear form:
     /// mass rate 0, `hdot = m v_lin + w x h`,
     /// `ibar_dot = [w]x ibar - ibar [w]x + 2 (h.v_lin) 1 - v_lin h^T - h v_lin^T`.
-    #[inline]
+    /// Always inlined: the Christoffel symbols' AVX2 and AVX-512 builds
+    /// compile it (it was left out of line, in the baseline build).
+    #[inline(always)]
     pub fn derivative(&self, v: &Motion) -> RigidInertia {
         let w = v.ang.cross_matrix();
         let wi = w * self.ibar;

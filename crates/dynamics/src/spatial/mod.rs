@@ -24,7 +24,7 @@ pub use pseudo_inertia::{
     pseudo_inertia_divergence, pseudo_inertia_dual, pseudo_inertia_min_eigenvalue,
     pseudo_inertia_of_log_cholesky, Mat4,
 };
-pub use sin_cos::sin_cos;
+pub use sin_cos::{sin_cos, sin_cos_batch};
 pub use transform::Transform;
 pub use transform::{
     axis_angle, axis_rotation, frame_with_x, frame_with_z, matrix_to_quaternion,
