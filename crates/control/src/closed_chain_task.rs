@@ -441,7 +441,7 @@ impl ChainTaskControl {
             self.factorization.body_level(),
             &mut self.regressor_s,
         );
-        adaptation.rate_from_regressor(model, &self.regressor_s, rate);
+        adaptation.rate_from_regressor(&self.regressor_s, rate);
     }
 
     /// The storage V at this state with the true `model`: 1/2 s_bar^T

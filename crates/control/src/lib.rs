@@ -103,7 +103,10 @@ pub struct Controller {
     /// The free root's rows of the torque the law demanded at the last
     /// evaluation (`compute` zeroes them in `tau`: the root is unactuated).
     demanded_root: Vec<f64>,
-    /// Parameter rate pi_hat_dot of the last `compute` (adaptive Slotine-Li).
+    /// The adaptation law's rate of the last `compute` (adaptive
+    /// Slotine-Li), in the law's coordinates: pi_hat_dot for the Euclidean
+    /// law, d(P_hat_i^-1)/dt per body for the natural law (see
+    /// [`Adaptation`]).
     pub parameter_rate: Vec<f64>,
     /// Y^T s of the last `compute` (adaptive Slotine-Li).
     regressor_s: Vec<f64>,
@@ -319,9 +322,7 @@ impl Controller {
         if let (Some(a), true) = (self.law.adaptation(), adapt) {
             match ev.regressor_s.take() {
                 Some(regressor_s) => a.rate(&mut ev, regressor_s, &mut self.parameter_rate),
-                None => {
-                    a.rate_from_regressor(estimate, &self.regressor_s, &mut self.parameter_rate)
-                }
+                None => a.rate_from_regressor(&self.regressor_s, &mut self.parameter_rate),
             }
         }
         let root = self.demanded_root.len();
@@ -357,9 +358,10 @@ impl Controller {
     }
 
     /// Advances estimates by one integrator step of length h along a
-    /// parameter rate into `out` ([`Adaptation::step`]: pi_hat + h rate for
-    /// the Euclidean law, the exponential map for the natural law; the
-    /// plain sum without adaptation).
+    /// rate of [`Self::parameter_rate`]'s kind into `out`
+    /// ([`Adaptation::step`]: pi_hat + h rate for the Euclidean law,
+    /// (P_hat^-1 + h rate)^-1 per body for the natural law; the plain sum
+    /// without adaptation).
     pub fn step_parameters(&self, pi_hat: &[f64], h: f64, rate: &[f64], out: &mut [f64]) {
         match self.law.adaptation() {
             Some(a) => a.step(pi_hat, h, rate, out),

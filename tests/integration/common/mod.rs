@@ -285,6 +285,17 @@ pub fn run_text(text: &str) -> Vec<VariantResult> {
     run_variants(&Scenario::parse(text, repo_path("scenarios/test.toml")).unwrap())
 }
 
+/// max |V(t) - V(0) - supply + dissipation - mismatch| / V(0) over a run:
+/// the energy books' residual relative to the initial storage, the
+/// integrator's error alone for an admissible factorization.
+pub fn books(r: &VariantResult) -> f64 {
+    let v0 = r.samples[0].lyapunov.value;
+    r.samples
+        .iter()
+        .map(|s| s.energy.unwrap().residual(s.lyapunov.value - v0).abs() / v0)
+        .fold(0.0, f64::max)
+}
+
 /// The largest skew residual |x^T (Hdot - 2C) x| recorded over a run.
 pub fn max_skew_residual(r: &VariantResult) -> f64 {
     r.samples

@@ -8,9 +8,12 @@
 //! evaluates [`Adaptation::rate`] at each of its stages like the state's
 //! other derivatives, and advances the estimates with [`Adaptation::step`]
 //! wherever it would add h times a rate (the RK4 stages and the final
-//! weighted mean, the semi-implicit Euler step): for the Euclidean law that
-//! is the plain x + h r; for the natural law the exponential map, which
-//! cannot leave the positive-definite set.
+//! weighted mean, the semi-implicit Euler step). Each law's rate is in the
+//! coordinates its step is a plain sum in: pi_hat for the Euclidean law,
+//! the inverse pseudo-inertias P_hat_i^-1 for the natural law (whose law
+//! is linear there), so RK4 stays fourth order in the estimates; the
+//! natural law's step falls back to the exponential map where the sum
+//! would leave the positive-definite set.
 
 mod euclidean;
 mod natural;
@@ -21,7 +24,6 @@ pub use natural::NaturalAdaptation;
 use super::{check_size, check_size_of, Evaluation};
 use crate::ControlError;
 use passivity_dynamics::algorithms::slotine_li_regressor_transpose;
-use passivity_dynamics::model::Model;
 
 /// An adaptation law of the Slotine–Li controllers.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,7 +72,7 @@ impl Adaptation {
         }
     }
 
-    /// The parameter rate into `rate`, with Y^T s (with the factorization's
+    /// The law's rate (in its coordinates, see the module doc) into `rate`, with Y^T s (with the factorization's
     /// body-level choice) into `regressor_s`, at the references of
     /// `ev.tracking`; `ev.model` is the estimate (its inertias are pi_hat).
     pub(crate) fn rate(&self, ev: &mut Evaluation, regressor_s: &mut [f64], rate: &mut [f64]) {
@@ -86,20 +88,20 @@ impl Adaptation {
             ev.factorization.body_level(),
             regressor_s,
         );
-        self.rate_from_regressor(ev.model, regressor_s, rate);
+        self.rate_from_regressor(regressor_s, rate);
     }
 
-    /// The parameter rate into `rate` from `regressor_s` = Y^T s, `model`
-    /// the estimate (the laws that form Y^T s themselves, e.g. through a
-    /// closed chain's basis).
-    pub(crate) fn rate_from_regressor(&self, model: &Model, regressor_s: &[f64], rate: &mut [f64]) {
+    /// The law's rate into `rate` from `regressor_s` = Y^T s (for the laws
+    /// that form Y^T s themselves, e.g. through a closed chain's basis).
+    pub(crate) fn rate_from_regressor(&self, regressor_s: &[f64], rate: &mut [f64]) {
         match self {
             Adaptation::Euclidean(a) => a.rate(regressor_s, rate),
-            Adaptation::Natural(a) => a.rate(model, regressor_s, rate),
+            Adaptation::Natural(a) => a.rate(regressor_s, rate),
         }
     }
 
-    /// One integrator step of length h from `pi_hat` along `rate` into `out`.
+    /// One integrator step of length h from `pi_hat` along `rate` (in the
+    /// law's coordinates) into `out`.
     pub fn step(&self, pi_hat: &[f64], h: f64, rate: &[f64], out: &mut [f64]) {
         match self {
             Adaptation::Euclidean(_) => {
@@ -120,7 +122,8 @@ impl Adaptation {
         }
     }
 
-    /// The parameter term's rate when the estimates move at `rate`.
+    /// The parameter term's rate when the estimates move at `rate` (in the
+    /// law's coordinates).
     pub(crate) fn storage_rate(&self, e: Estimates, rate: &[f64]) -> f64 {
         match self {
             Adaptation::Euclidean(a) => a.storage_rate(e.estimate, e.truth, rate),
