@@ -274,6 +274,17 @@ mod tests {
         }
     }
 
+    /// The regressor block g whose dual is `b`: g_k = tr(P(e_k) B).
+    fn regressor_of(b: &Matrix4<f64>) -> Vec<f64> {
+        (0..10)
+            .map(|k| {
+                let mut e = [0.0; 10];
+                e[k] = 1.0;
+                (pseudo_inertia(&e) * b).trace()
+            })
+            .collect()
+    }
+
     fn dot(a: &[f64], b: &[f64]) -> f64 {
         a.iter().zip(b).map(|(x, y)| x * y).sum()
     }
@@ -336,16 +347,9 @@ mod tests {
             let gap = (inv(&out) - sum).norm() / sum.norm();
             assert!(gap < 1e-12, "h = {h}: {gap:e}");
         }
-        // B = -c P_hat^-1 as a regressor: g_k = tr(P(e_k) B).
+        // B = -c P_hat^-1 as a regressor.
         let c = 2.0;
-        let down = -inv(&p_hat) * c;
-        let g: Vec<f64> = (0..10)
-            .map(|k| {
-                let mut e = [0.0; 10];
-                e[k] = 1.0;
-                (pseudo_inertia(&e) * down).trace()
-            })
-            .collect();
+        let g = regressor_of(&(-inv(&p_hat) * c));
         a.body_rate(0, &g, &mut rate);
         let edge = a.gamma[0] / c;
         for (h, factor) in [
@@ -400,13 +404,7 @@ mod tests {
         // The moved body's gradient: g'_k = tr(P(e_k) B') with B' = T^-T B T^-1.
         let t_inv = t.try_inverse().unwrap();
         let b_moved = t_inv.transpose() * pseudo_inertia_dual(&G) * t_inv;
-        let g_moved: Vec<f64> = (0..10)
-            .map(|k| {
-                let mut e = [0.0; 10];
-                e[k] = 1.0;
-                (pseudo_inertia(&e) * b_moved).trace()
-            })
-            .collect();
+        let g_moved = regressor_of(&b_moved);
         let (mut rate, mut rate_moved) = ([0.0; 10], [0.0; 10]);
         let p_moved = moved(&pseudo_inertia(&p_hat));
         a.body_rate(0, &G, &mut rate);
