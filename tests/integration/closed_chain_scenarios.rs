@@ -167,14 +167,7 @@ fn knee_adaptive(law: &str, gamma: f64, step: f64) -> VariantResult {
             1,
         )
         .replacen("step = 0.001", &format!("step = {step:?}"), 1);
-    let v = Scenario::parse(&text, &path)
-        .unwrap()
-        .variants()
-        .unwrap()
-        .into_iter()
-        .find(|v| v.name == "slotine_li_light_adaptive")
-        .unwrap();
-    passivity_lab::scenario::run_variant(v, &mut |_| {})
+    common::run_named_variant(&text, &path, "slotine_li_light_adaptive")
 }
 
 /// Faster adaptation on the chain: the Euclidean law at gamma = 1 and the

@@ -378,14 +378,7 @@ fn pushed_panda_adapting(step: f64) -> VariantResult {
         )
         .replacen("[controller]", "[estimate]\nscale = 0.8\n\n[controller]", 1)
         .replacen("step = 0.001", &format!("step = {step:?}"), 1);
-    let variant = Scenario::parse(&text, &path)
-        .unwrap()
-        .variants()
-        .unwrap()
-        .into_iter()
-        .find(|v| v.name == "c_star")
-        .unwrap();
-    run_variant(variant, &mut |_| {})
+    common::run_named_variant(&text, &path, "c_star")
 }
 
 /// The natural law's estimates are integrated to RK4's order: its step is

@@ -285,6 +285,19 @@ pub fn run_text(text: &str) -> Vec<VariantResult> {
     run_variants(&Scenario::parse(text, repo_path("scenarios/test.toml")).unwrap())
 }
 
+/// Runs the variant `name` of a scenario `text` read as if from `path`
+/// (typically a shipped scenario's file with a few keys edited).
+pub fn run_named_variant(text: &str, path: &Path, name: &str) -> VariantResult {
+    let variant = Scenario::parse(text, path)
+        .unwrap()
+        .variants()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("{}: no variant {name}", path.display()));
+    passivity_lab::scenario::run_variant(variant, &mut |_| {})
+}
+
 /// max |V(t) - V(0) - supply + dissipation - mismatch| / V(0) over a run:
 /// the energy books' residual relative to the initial storage, the
 /// integrator's error alone for an admissible factorization.
