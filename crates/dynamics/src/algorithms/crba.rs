@@ -86,13 +86,19 @@ impl UpperTriangle<'_> {
     }
 }
 
-/// [`mass_matrix`], compiled for the widest instruction set the CPU has
-/// (AVX-512, AVX2: three-operand VEX instructions, about a quarter fewer
+/// [`mass_matrix`], compiled for the widest instruction set the CPU has up
+/// to AVX2 (three-operand VEX instructions, about a quarter fewer
 /// instructions than the baseline). The arithmetic and its order are the
-/// same (no fused multiply-adds), so are the bits.
+/// same in every build (no fused multiply-adds), so are the bits.
+///
+/// Not AVX-512: its build was the slower one on every benchmark model, side
+/// by side on one Xeon (µs per call, AVX-512 / AVX2: serial7 0.448 / 0.350,
+/// serial20 1.355 / 1.096, the Panda 0.493 / 0.449; `PASSIVITY_SIMD=avx512`
+/// or `avx2` before `passivity-lab bench --model M --only crba`, 2026-11-28,
+/// before the CRBA stopped at AVX2).
 #[inline(always)]
 fn dispatch<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
-    Simd::best().run(MassMatrix::<MIRROR>(model, ws, q));
+    Simd::best_up_to_avx2().run(MassMatrix::<MIRROR>(model, ws, q));
 }
 
 /// [`mass_matrix`]'s arguments, to run it for an instruction set.
@@ -214,7 +220,7 @@ mod tests {
 
     /// Every build of the body this CPU runs (portable, AVX2, AVX-512)
     /// gives the portable one's bits, with and without the mirror: the
-    /// arithmetic and its order are the same. `crba` runs the widest.
+    /// arithmetic and its order are the same. `crba` runs one of them.
     #[test]
     fn every_instruction_set_gives_the_portable_bits() {
         let same = |a: &DMatrix<f64>, b: &DMatrix<f64>| {

@@ -4,8 +4,8 @@
 //! multiply-add unless asked (`mul_add`), so every build does the same
 //! arithmetic in the same order and gives the same bits.
 
-/// An instruction set a body can be compiled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An instruction set a body can be compiled for, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Simd {
     /// The target's baseline (SSE2 on x86-64).
     Portable,
@@ -50,6 +50,16 @@ impl Simd {
                 .last()
                 .unwrap_or(Simd::Portable)
         })
+    }
+
+    /// [`Simd::best`], but no wider than AVX2: for a body whose AVX-512
+    /// build is measured slower than its AVX2 build.
+    #[inline]
+    pub(crate) fn best_up_to_avx2() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        return Self::best().min(Simd::Avx2);
+        #[cfg(not(target_arch = "x86_64"))]
+        return Self::best();
     }
 
     /// Whether this CPU runs `self` (cached by the standard library).
