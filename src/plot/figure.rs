@@ -66,7 +66,7 @@ impl Drop for Scaling {
     }
 }
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bundled font is valid; a failure would only lose the labels.

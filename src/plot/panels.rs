@@ -74,12 +74,47 @@ pub(crate) fn panel(area: &Area, title: &str, y_label: &str, lines: &[Line]) -> 
     panel_with(area, &axes, lines)
 }
 
+/// A caption's font size (figure pixels), and the smallest it is shrunk
+/// to, to fit its panel, before it is cut.
+const CAPTION_SIZE: u32 = 20;
+const SMALLEST_CAPTION_SIZE: u32 = 14;
+
+/// The space around a panel's chart (figure pixels).
+const MARGIN: u32 = 10;
+
+/// `title` and a font size (backend pixels) it fits in `area` with, inside
+/// the margins: [`CAPTION_SIZE`], else the largest size down to
+/// [`SMALLEST_CAPTION_SIZE`] that fits, else the smallest with the title
+/// cut and "..." appended (a sweep's "scenario: metric" captions are as
+/// long as the user's names).
+fn fitted_caption(area: &Area, title: &str) -> (String, u32) {
+    let width = area.dim_in_pixel().0.saturating_sub(2 * px(MARGIN));
+    let fits = |text: &str, size: u32| {
+        let style = TextStyle::from(("sans-serif", size).into_font());
+        area.estimate_text_size(text, &style)
+            .is_ok_and(|(w, _)| w <= width)
+    };
+    for size in (SMALLEST_CAPTION_SIZE..=CAPTION_SIZE).rev().map(px) {
+        if fits(title, size) {
+            return (title.to_owned(), size);
+        }
+    }
+    let smallest = px(SMALLEST_CAPTION_SIZE);
+    let chars: Vec<char> = title.chars().collect();
+    let cut = (1..chars.len())
+        .rev()
+        .map(|keep| chars[..keep].iter().collect::<String>() + "...")
+        .find(|cut| fits(cut, smallest));
+    (cut.unwrap_or_else(|| "...".to_owned()), smallest)
+}
+
 /// A panel of `lines` with a legend of the labelled ones.
 pub(crate) fn panel_with(area: &Area, axes: &Axes, lines: &[Line]) -> DrawResult {
     let ((x0, x1), (y0, y1)) = bounds(lines);
+    let (caption, caption_size) = fitted_caption(area, axes.title);
     let mut chart = ChartBuilder::on(area)
-        .caption(axes.title, ("sans-serif", px(20)))
-        .margin(px(10))
+        .caption(caption, ("sans-serif", caption_size))
+        .margin(px(MARGIN))
         .x_label_area_size(px(35))
         .y_label_area_size(px(60))
         .build_cartesian_2d(x0..x1, y0..y1)?;
@@ -133,4 +168,55 @@ pub(crate) fn legend<'a, CT: plotters::coord::CoordTranslate>(
         .margin(px(10))
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::figure::{register_font, FigureBackend};
+
+    /// A caption that fits keeps its text and size; one too wide for its
+    /// panel is set smaller; one too wide even at the smallest size is cut
+    /// with "..."; and what is drawn fits inside the margins.
+    #[test]
+    fn captions_fit_their_panels() {
+        register_font();
+        let mut svg = String::new();
+        let area =
+            FigureBackend::Svg(SVGBackend::with_string(&mut svg, (400, 300))).into_drawing_area();
+        let width = 400 - 2 * MARGIN;
+        let measured = |text: &str, size: u32| {
+            let style = TextStyle::from(("sans-serif", size).into_font());
+            area.estimate_text_size(text, &style).unwrap().0
+        };
+        let short = "tracking error |e|";
+        assert_eq!(
+            fitted_caption(&area, short),
+            (short.to_owned(), CAPTION_SIZE)
+        );
+
+        let sweep = "panda_adaptation_study: final_tracking_error";
+        assert!(
+            measured(sweep, CAPTION_SIZE) > width,
+            "the test needs a wide caption"
+        );
+        let (text, size) = fitted_caption(&area, sweep);
+        assert_eq!(text, sweep);
+        assert!(
+            (SMALLEST_CAPTION_SIZE..CAPTION_SIZE).contains(&size),
+            "{size}"
+        );
+        assert!(measured(&text, size) <= width);
+        assert!(
+            measured(&text, size + 1) > width,
+            "not the largest size that fits"
+        );
+
+        let long = sweep.repeat(3);
+        let (text, size) = fitted_caption(&area, &long);
+        let kept = text.strip_suffix("...").expect("cut with an ellipsis");
+        assert!(long.starts_with(kept) && !kept.is_empty(), "{text}");
+        assert_eq!(size, SMALLEST_CAPTION_SIZE);
+        assert!(measured(&text, size) <= width);
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::figure::write_figure;
 use super::panels::{colour, panel_with, Axes, Line};
-use crate::sweep::SweepTable;
+use crate::sweep::{SweepLine, SweepTable};
 use std::path::{Path, PathBuf};
 
 /// Writes `dir/sweep.png` and `dir/sweep.svg`: `metrics` of every series
@@ -22,6 +22,24 @@ pub fn write_sweep_plot(
     } else {
         format!("{} (index of the point)", table.parameter())
     };
+    // One colour per series in every panel: a metric that some variants do
+    // not report (adaptation's, for a law that does not adapt) leaves
+    // their lines out, not the others' colours shifted.
+    let mut series_order: Vec<(String, String)> = Vec::new();
+    for metric in metrics {
+        for s in table.series(metric) {
+            if !series_order
+                .iter()
+                .any(|(v, o)| *v == s.variant && *o == s.others)
+            {
+                series_order.push((s.variant, s.others));
+            }
+        }
+    }
+    let colour_of = |s: &SweepLine| {
+        let same = |(v, o): &(String, String)| *v == s.variant && *o == s.others;
+        colour(series_order.iter().position(same).unwrap_or(0))
+    };
     write_figure(dir, "sweep", |root| {
         let n = metrics.len().max(1);
         let cols = (n as f64).sqrt().ceil() as usize;
@@ -30,14 +48,13 @@ pub fn write_sweep_plot(
             let lines: Vec<Line> = table
                 .series(metric)
                 .into_iter()
-                .enumerate()
-                .map(|(i, s)| Line {
+                .map(|s| Line {
+                    colour: colour_of(&s),
                     label: if s.others.is_empty() {
                         s.variant
                     } else {
                         format!("{}, {}", s.variant, s.others)
                     },
-                    colour: colour(i),
                     points: s.points,
                     dashed: false,
                 })
