@@ -22,24 +22,8 @@ pub fn write_sweep_plot(
     } else {
         format!("{} (index of the point)", table.parameter())
     };
-    // One colour per series in every panel: a metric that some variants do
-    // not report (adaptation's, for a law that does not adapt) leaves
-    // their lines out, not the others' colours shifted.
-    let mut series_order: Vec<(String, String)> = Vec::new();
-    for metric in metrics {
-        for s in table.series(metric) {
-            if !series_order
-                .iter()
-                .any(|(v, o)| *v == s.variant && *o == s.others)
-            {
-                series_order.push((s.variant, s.others));
-            }
-        }
-    }
-    let colour_of = |s: &SweepLine| {
-        let same = |(v, o): &(String, String)| *v == s.variant && *o == s.others;
-        colour(series_order.iter().position(same).unwrap_or(0))
-    };
+    let order = series_order(table, metrics);
+    let colour_of = |s: &SweepLine| colour(colour_index(&order, s));
     write_figure(dir, "sweep", |root| {
         let n = metrics.len().max(1);
         let cols = (n as f64).sqrt().ceil() as usize;
@@ -70,4 +54,93 @@ pub fn write_sweep_plot(
         }
         Ok(())
     })
+}
+
+/// Every series (variant, other keys' values) of `metrics`, in order of
+/// first appearance: a series' index here is its colour in every panel, so
+/// that a metric some variants do not report (adaptation's, for a law that
+/// does not adapt) leaves their lines out without shifting the others'
+/// colours.
+fn series_order(table: &SweepTable, metrics: &[String]) -> Vec<(String, String)> {
+    let mut order: Vec<(String, String)> = Vec::new();
+    for metric in metrics {
+        for s in table.series(metric) {
+            if !order.iter().any(|(v, o)| *v == s.variant && *o == s.others) {
+                order.push((s.variant, s.others));
+            }
+        }
+    }
+    order
+}
+
+/// The index of series `s` in `order` ([`series_order`]).
+fn colour_index(order: &[(String, String)], s: &SweepLine) -> usize {
+    order
+        .iter()
+        .position(|(v, o)| *v == s.variant && *o == s.others)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{Selection, SweepRow};
+    use serde_json::json;
+
+    /// A law without adaptation metrics is left out of their panel, and
+    /// the adaptive laws keep the colours they have in the other panels.
+    #[test]
+    fn a_series_has_one_colour_in_every_panel() {
+        let variants = ["none", "euclidean", "natural"];
+        let mut rows = Vec::new();
+        for point in 0..2 {
+            for (v, variant) in variants.iter().enumerate() {
+                let mut summary = json!({ "interrupted": false, "completed": true,
+                    "rms_tracking_error": 0.1 * (v + 1) as f64 });
+                if *variant != "none" {
+                    summary["adaptation"] = json!({ "divergence": point as f64 });
+                }
+                rows.push(SweepRow {
+                    run: point * variants.len() + v,
+                    point,
+                    values: vec![format!("{}", 0.9 + 0.2 * point as f64)],
+                    variant: variant.to_string(),
+                    seed: 7,
+                    scenario_hash: String::new(),
+                    summary,
+                });
+            }
+        }
+        let table = SweepTable {
+            scenario: "study".into(),
+            plots: true,
+            warnings: vec![],
+            keys: vec!["estimate.scale".into()],
+            grid_keys: 0,
+            points: vec![vec!["0.9".into()], vec!["1.1".into()]],
+            variants: variants.iter().map(|v| v.to_string()).collect(),
+            plan_hash: String::new(),
+            source: None,
+            selection: Selection::All,
+            rows,
+            runs_total: 6,
+        };
+        let metrics = ["rms_tracking_error", "adaptation.divergence"].map(String::from);
+        let order = series_order(&table, &metrics);
+        let names: Vec<&str> = order.iter().map(|(v, _)| v.as_str()).collect();
+        assert_eq!(names, variants);
+        for metric in &metrics {
+            let series = table.series(metric);
+            let expected = if metric.starts_with("adaptation") {
+                2
+            } else {
+                3
+            };
+            assert_eq!(series.len(), expected, "{metric}");
+            for s in &series {
+                let index = variants.iter().position(|v| *v == s.variant).unwrap();
+                assert_eq!(colour_index(&order, s), index, "{metric}: {}", s.variant);
+            }
+        }
+    }
 }
