@@ -55,3 +55,64 @@ impl ModelCache {
         Ok(model)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::planar_two_link_arm;
+    use std::cell::Cell;
+
+    /// A robot is loaded once per key and handed out equal; at most
+    /// [`MAX_ROBOTS`] are kept (a further one is loaded every time it is
+    /// asked for); a failed load is not kept.
+    #[test]
+    fn robots_are_loaded_once_up_to_the_limit_and_errors_are_not_kept() {
+        let cache = ModelCache::default();
+        let loads = Cell::new(0);
+        let arm = |k: usize| {
+            loads.set(loads.get() + 1);
+            Ok(planar_two_link_arm(1.0 + k as f64, 2.0, 0.5, 0.8))
+        };
+        let first = cache.model("robot 0".into(), || arm(0)).unwrap();
+        let again = cache.model("robot 0".into(), || arm(99)).unwrap();
+        assert_eq!(loads.get(), 1, "the second request loaded again");
+        assert_eq!(again.bodies[0].inertia.mass, first.bodies[0].inertia.mass);
+
+        for k in 1..=MAX_ROBOTS {
+            cache.model(format!("robot {k}"), || arm(k)).unwrap();
+        }
+        assert_eq!(loads.get(), 1 + MAX_ROBOTS);
+        // Robots 0..MAX_ROBOTS are kept, robot MAX_ROBOTS (the 17th) is not.
+        for k in 0..MAX_ROBOTS {
+            cache.model(format!("robot {k}"), || arm(k)).unwrap();
+        }
+        assert_eq!(loads.get(), 1 + MAX_ROBOTS, "a kept robot was loaded again");
+        let beyond = format!("robot {MAX_ROBOTS}");
+        let model = cache.model(beyond.clone(), || arm(MAX_ROBOTS)).unwrap();
+        assert_eq!(
+            loads.get(),
+            2 + MAX_ROBOTS,
+            "a robot beyond the limit was kept"
+        );
+        assert_eq!(model.bodies[0].inertia.mass, 1.0 + MAX_ROBOTS as f64);
+
+        let failing = || {
+            loads.set(loads.get() + 1);
+            Err(ScenarioError::Invalid {
+                file: "study.toml".into(),
+                line: 3,
+                key: "robot.urdf".into(),
+                message: "no such file".into(),
+            })
+        };
+        let fresh = ModelCache::default();
+        assert!(fresh.model("bad".into(), failing).is_err());
+        assert!(fresh.model("bad".into(), failing).is_err());
+        assert_eq!(loads.get(), 4 + MAX_ROBOTS, "a failed load was kept");
+        assert_eq!(format!("{fresh:?}"), "ModelCache(0 robots)");
+        assert_eq!(
+            format!("{cache:?}"),
+            format!("ModelCache({MAX_ROBOTS} robots)")
+        );
+    }
+}
