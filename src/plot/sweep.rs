@@ -65,7 +65,7 @@ fn series_order(table: &SweepTable, metrics: &[String]) -> Vec<(String, String)>
     let mut order: Vec<(String, String)> = Vec::new();
     for metric in metrics {
         for s in table.series(metric) {
-            if !order.iter().any(|(v, o)| *v == s.variant && *o == s.others) {
+            if !order.iter().any(|key| is_series(key, &s)) {
                 order.push((s.variant, s.others));
             }
         }
@@ -75,10 +75,12 @@ fn series_order(table: &SweepTable, metrics: &[String]) -> Vec<(String, String)>
 
 /// The index of series `s` in `order` ([`series_order`]).
 fn colour_index(order: &[(String, String)], s: &SweepLine) -> usize {
-    order
-        .iter()
-        .position(|(v, o)| *v == s.variant && *o == s.others)
-        .unwrap_or(0)
+    order.iter().position(|key| is_series(key, s)).unwrap_or(0)
+}
+
+/// Whether `(variant, others)` names series `s`.
+fn is_series((variant, others): &(String, String), s: &SweepLine) -> bool {
+    *variant == s.variant && *others == s.others
 }
 
 #[cfg(test)]

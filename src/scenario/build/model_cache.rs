@@ -87,8 +87,9 @@ mod tests {
             cache.model(format!("robot {k}"), || arm(k)).unwrap();
         }
         assert_eq!(loads.get(), 1 + MAX_ROBOTS, "a kept robot was loaded again");
-        let beyond = format!("robot {MAX_ROBOTS}");
-        let model = cache.model(beyond.clone(), || arm(MAX_ROBOTS)).unwrap();
+        let model = cache
+            .model(format!("robot {MAX_ROBOTS}"), || arm(MAX_ROBOTS))
+            .unwrap();
         assert_eq!(
             loads.get(),
             2 + MAX_ROBOTS,
