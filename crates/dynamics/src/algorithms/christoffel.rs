@@ -127,16 +127,26 @@ fn placements_and_symbols(model: &Model, ws: &mut Workspace, q: &[f64]) {
 #[inline(always)]
 fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl SpeedMap) {
     let n = model.nv;
-    map.clear(&mut ws.christoffel);
+    // Slices, not the workspace's vectors: their pointers and lengths stay
+    // in registers across the stores into the symbols.
+    let Workspace {
+        axes,
+        dof_forces,
+        composite_inertias,
+        christoffel,
+        ..
+    } = ws;
+    let (axes, dof_forces, g) = (&axes[..], &mut dof_forces[..], &mut christoffel[..]);
+    let composite_inertias = &mut composite_inertias[..];
+    map.clear(g);
     // Every tree symbol below is written exactly once.
     let put = |g: &mut [f64], a: usize, c: usize, b: usize, x: f64| map.put3(g, n, a, c, b, x);
     for e in (0..model.nbodies()).rev() {
         let body = &model.bodies[e];
-        let ic = ws.composite_inertias[e];
+        let ic = composite_inertias[e];
         let own = body.v_index..body.v_index + body.joint.nv();
         // The chain: speeds of e itself, then of its strict ancestors.
         let chain = model.support(own.end - 1);
-        let (axes, g) = (&ws.axes, &mut ws.christoffel);
         // Phi_k . f, read off f for a free root's speed.
         let pair = |k: usize, f: &Force| {
             if FREE_ROOT && k < 6 {
@@ -166,7 +176,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
                         f += ic.mul_motion(&axes[c].cross(&axes[b]));
                     }
                 } else {
-                    ws.dof_forces[b] = y - x;
+                    dof_forces[b] = y - x;
                 }
                 for run in model.support_runs(own.end - 1) {
                     let values = run.clone().map(|a| pair(a, &f));
@@ -177,7 +187,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
             // G_{a c' b} = Phi_c' . D_a Phi_b.
             let a = c;
             for b in above.clone() {
-                let gb = ws.dof_forces[b];
+                let gb = dof_forces[b];
                 // b's body's speeds are the last of its support.
                 let body_b_first = model.bodies[model.dof_body[b]].v_index;
                 for run in model.support_runs(b) {
@@ -187,7 +197,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
                         if cc < body_b_first {
                             put(g, a, b, cc, val);
                         } else if cc != b {
-                            let x = pair(b, &ws.dof_forces[cc]);
+                            let x = pair(b, &dof_forces[cc]);
                             put(g, a, b, cc, x);
                         }
                     }
@@ -195,7 +205,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
             }
         }
         if let Some(p) = body.parent {
-            ws.composite_inertias[p] += ic;
+            composite_inertias[p] += ic;
         }
     }
 }
