@@ -116,6 +116,18 @@ pub enum Push {
 }
 
 impl Push {
+    /// Whether the push acts at time `t`: a spring always, a wrench while
+    /// its profile is not zero, a drag on (first anchor's time, release].
+    fn acts_at(&self, t: f64) -> bool {
+        match self {
+            Push::Wrench { profile, .. } => profile.scale(t) != 0.0,
+            Push::Spring { .. } => true,
+            Push::Drag {
+                anchors, release, ..
+            } => Push::drag_anchor(anchors, *release, t).is_some(),
+        }
+    }
+
     /// The drag's anchor at time t, None while it does not act.
     fn drag_anchor(anchors: &[TargetStep], release: Option<f64>, t: f64) -> Option<Vec3> {
         let first = anchors.first()?;
@@ -231,6 +243,31 @@ impl Disturbances {
         self.pushes.is_empty()
     }
 
+    /// [`Self::evaluate`] for a plant's step, which reads only the forces:
+    /// while no push acts at time t, tau_ext is zero and no kinematics run,
+    /// and `self.applied` keeps the points of the last evaluation with zero
+    /// force and torque (the anchor on the point). The generalized forces
+    /// are the same as [`Self::evaluate`]'s; a recorded sample, whose points
+    /// must be current, calls that one.
+    pub fn evaluate_forces(
+        &mut self,
+        model: &Model,
+        ws: &mut Workspace,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) {
+        if self.pushes.iter().any(|p| p.push.acts_at(t)) {
+            self.evaluate(model, ws, t, q, v);
+        } else {
+            self.tau.fill(0.0);
+            for applied in &mut self.applied {
+                (applied.force, applied.torque) = (Vec3::zeros(), Vec3::zeros());
+                applied.anchor = applied.point;
+            }
+        }
+    }
+
     /// The wrenches at time t and state (q, v) and their generalized forces
     /// (`self.tau`; `self.applied`).
     pub fn evaluate(&mut self, model: &Model, ws: &mut Workspace, t: f64, q: &[f64], v: &[f64]) {
@@ -294,6 +331,85 @@ impl Disturbances {
                 torque,
                 anchor,
             };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use passivity_dynamics::model::planar_two_link_arm;
+
+    /// A wrench on [0.5, 1.0) and a drag on (2.0, 3.0] on a two-link arm.
+    fn pushes(model: &Model, ws: &mut Workspace, q: &[f64]) -> Disturbances {
+        let wrench = Push::Wrench {
+            force: Vec3::new(1.0, -2.0, 0.5),
+            torque: Vec3::new(0.0, 0.0, 0.3),
+            in_link_axes: true,
+            profile: Profile::Window {
+                start: 0.5,
+                end: 1.0,
+            },
+        };
+        let step = |time: f64, value: [f64; 3]| TargetStep {
+            time,
+            value: value.to_vec(),
+        };
+        let drag = Push::Drag {
+            stiffness: 50.0,
+            damping: 2.0,
+            anchors: vec![step(2.0, [0.3, 0.4, 0.0]), step(2.5, [0.1, 0.6, 0.0])],
+            release: Some(3.0),
+        };
+        let point = Vec3::new(0.2, 0.0, 0.0);
+        let all = vec![
+            Disturbance::new(1, point, wrench),
+            Disturbance::new(0, point, drag),
+        ];
+        Disturbances::new(model, ws, all, q)
+    }
+
+    /// The step's evaluation gives the full one's generalized forces and
+    /// wrenches bit for bit at every time; while no push acts it leaves the
+    /// workspace's placements alone (no kinematics), and its points are
+    /// the last evaluation's.
+    #[test]
+    fn the_steps_evaluation_skips_the_kinematics_only_while_no_push_acts() {
+        let model = planar_two_link_arm(1.0, 2.0, 0.5, 0.8);
+        let (q, v) = ([0.3, -0.7], [0.4, 1.1]);
+        let (mut ws_full, mut ws_step) = (Workspace::new(&model), Workspace::new(&model));
+        let mut full = pushes(&model, &mut ws_full, &q);
+        let mut step = pushes(&model, &mut ws_step, &q);
+        for (t, acting) in [
+            (0.2, false),
+            (0.7, true),
+            (1.0, false),
+            (2.0, false),
+            (2.7, true),
+            (3.0, true),
+            (3.5, false),
+        ] {
+            let last_points: Vec<Vec3> = step.applied.iter().map(|a| a.point).collect();
+            // Placements of another configuration: kinematics would replace them.
+            forward_kinematics(&model, &mut ws_step, &[1.0, 1.0]);
+            let stale = ws_step.placements.clone();
+            full.evaluate(&model, &mut ws_full, t, &q, &v);
+            step.evaluate_forces(&model, &mut ws_step, t, &q, &v);
+            let bits = |x: &[f64]| x.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&step.tau), bits(&full.tau), "t = {t}");
+            for (s, f) in step.applied.iter().zip(&full.applied) {
+                assert_eq!((s.force, s.torque), (f.force, f.torque), "t = {t}");
+            }
+            let forces_act = full.applied.iter().any(|a| a.force != Vec3::zeros());
+            assert_eq!(forces_act, acting, "t = {t}");
+            if acting {
+                assert_eq!(step.applied, full.applied, "t = {t}");
+            } else {
+                assert_eq!(ws_step.placements, stale, "t = {t}: kinematics ran");
+                let points: Vec<Vec3> = step.applied.iter().map(|a| a.point).collect();
+                assert_eq!(points, last_points, "t = {t}");
+                assert!(step.applied.iter().all(|a| a.anchor == a.point));
+            }
         }
     }
 }

@@ -528,7 +528,7 @@ impl Simulation {
         here: bool,
     ) -> PowerFlows {
         self.disturbances
-            .evaluate(&self.plant, &mut self.plant_ws, t, q, v);
+            .evaluate_forces(&self.plant, &mut self.plant_ws, t, q, v);
         self.plant_tau.copy_from_slice(&self.held_tau);
         if !self.disturbances.is_empty() {
             add_scaled(&mut self.plant_tau, 1.0, &self.disturbances.tau);
