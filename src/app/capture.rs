@@ -420,7 +420,12 @@ fn scripted_capture(
         return;
     };
     if frame == frames {
-        let _ = std::fs::remove_file(&path);
+        // The new PNG's completeness is how the capture knows it was
+        // written: drop an older one first (a regular file only; the
+        // command line refuses anything else).
+        if path.is_file() {
+            let _ = std::fs::remove_file(&path);
+        }
         let scale = window.single().map_or(1.0, |w| w.scale_factor());
         let size = window
             .single()

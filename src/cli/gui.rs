@@ -1,7 +1,7 @@
 //! `passivity-lab gui`: the desktop app (built with the default `gui`
 //! feature).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -63,6 +63,34 @@ fn recording(args: &Args) -> anyhow::Result<Option<(PathBuf, f64)>> {
     Ok(Some((path.clone(), seconds)))
 }
 
+/// The --screenshot path, checked before the window opens: a PNG whose
+/// folder exists, and nothing but a regular file where it points (the
+/// capture replaces the file; a device such as /dev/null is never touched).
+fn check_screenshot(path: Option<&Path>) -> anyhow::Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    anyhow::ensure!(
+        png,
+        "--screenshot {}: the screenshot is a PNG; give a path ending in .png",
+        path.display()
+    );
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        anyhow::ensure!(
+            dir.is_dir(),
+            "--screenshot {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    passivity_lab::io::regular_file_target(path)
+        .map_err(|e| anyhow::anyhow!("--screenshot {}: {e}", path.display()))?;
+    Ok(())
+}
+
 /// --speed must be within the panel slider's range.
 fn check_speed(speed: Option<f64>) -> anyhow::Result<()> {
     if let Some(s) = speed {
@@ -84,6 +112,7 @@ pub fn display_available() -> bool {
 #[cfg(feature = "gui")]
 pub fn run(args: Args) -> anyhow::Result<()> {
     let record = recording(&args)?;
+    check_screenshot(args.screenshot.as_deref())?;
     check_speed(args.speed)?;
     if !display_available() {
         anyhow::bail!(
@@ -104,9 +133,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 #[cfg(not(feature = "gui"))]
 pub fn run(args: Args) -> anyhow::Result<()> {
     recording(&args)?;
+    check_screenshot(args.screenshot.as_deref())?;
     check_speed(args.speed)?;
     anyhow::bail!(
         "this binary was built without the desktop app (--no-default-features); \
          build with the default features to get `passivity-lab gui`"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_screenshot;
+    use std::path::Path;
+
+    fn refusal(path: &Path) -> String {
+        check_screenshot(Some(path)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_screenshot_path_must_be_a_png_in_an_existing_folder_and_no_device_or_folder() {
+        let dir = std::env::temp_dir().join(format!("pl-gui-args-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("folder.png")).unwrap();
+        std::fs::write(dir.join("old.png"), b"an older capture").unwrap();
+
+        assert!(check_screenshot(None).is_ok());
+        assert!(check_screenshot(Some(&dir.join("new.png"))).is_ok());
+        assert!(check_screenshot(Some(&dir.join("old.png"))).is_ok());
+        assert!(refusal(Path::new("/dev/null")).contains("path ending in .png"));
+        assert!(refusal(&dir.join("missing/shot.png")).contains("does not exist"));
+        assert!(refusal(&dir.join("folder.png")).contains("not a regular file"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/dev/null", dir.join("device.png")).unwrap();
+            assert!(refusal(&dir.join("device.png")).contains("not a regular file"));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
