@@ -1,8 +1,9 @@
 //! Christoffel symbols of the first kind of C* in O(Nd^2): Echeandia & Wensing (2021)
 //! Algorithm 2, extended to multi-DoF joints with generalized speeds (the
-//! free root) as in Wensing, Englsberger & Slotine (2023), Algorithm 2, in world coordinates,
-//! or in a free root's body frame when the root is free (every symbol is a
-//! pairing Phi_a . f, the same in any frame shared by the whole tree).
+//! free root) as in Wensing, Englsberger & Slotine (2023), Algorithm 2, in
+//! the first body's frame when it is the only one on the world (a free root
+//! always is), else in world coordinates (every symbol is a pairing
+//! Phi_a . f, the same in any frame shared by the whole tree).
 //!
 //! Differentiating Algorithm 1's C*_ab = Phi_a^T (I^C_d Phi_dot_b + B^C_d Phi_b)
 //! (d = deeper of the bodies of a and b) with respect to speed c gives, for
@@ -27,7 +28,7 @@
 //! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
 
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes_with, free_root_at_origin, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, world_inertia};
 use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
@@ -36,8 +37,9 @@ use crate::spatial::Force;
 /// All Christoffel symbols G_ijk = [C*(q, e_j)]_{ik} (Wensing, Englsberger & Slotine (2023), eq. 10,
 /// C*_ik = G_ijk v_j), left in `ws.christoffel` (index `(i * nv + j) * nv + k`),
 /// in O(Nd^2) (Echeandia & Wensing 2021, Algorithm 2).
-/// With a free root, `ws.placements`, `ws.axes` and `ws.composite_inertias`
-/// are left in the root's body frame, as [`crba`](super::crba) leaves them.
+/// `ws.placements`, `ws.axes` and `ws.composite_inertias` are left in
+/// body 0's frame when it is the only body on the world, as
+/// [`crba`](super::crba) leaves them.
 ///
 /// # Panics
 /// If `q.len() != model.nq`;
@@ -104,11 +106,9 @@ fn placements_and_symbols(model: &Model, ws: &mut Workspace, q: &[f64]) {
     let mut trig = std::mem::take(&mut ws.joint_sin_cos);
     trig.compute(q);
     let free = model.has_free_root();
-    if free {
-        free_root_at_origin(model, ws);
-    }
-    for i in usize::from(free)..model.nbodies() {
-        body_placement_and_axes_with(model, ws, q, i, |k| trig.get(k));
+    let first_body = first_body_at_origin(model, ws);
+    for i in first_body..model.nbodies() {
+        body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
     ws.joint_sin_cos = trig;

@@ -1,12 +1,13 @@
 //! Composite-rigid-body algorithm for the joint-space inertia H
-//! (Featherstone 2008, Table 6.2; Echeandia & Wensing (2021), eq. 22), in world coordinates,
-//! or in a free root's body frame when the root is free.
+//! (Featherstone 2008, Table 6.2; Echeandia & Wensing (2021), eq. 22), in the
+//! frame of the first body when it is the only one on the world (a free
+//! root always is), else in world coordinates.
 //! With mimic joints each tree entry is added into its independent
 //! speeds' entry, giving H = A^T H_tree A without forming H_tree.
 
 use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes_with, free_root_at_origin, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, world_inertia};
 use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
@@ -17,10 +18,12 @@ use nalgebra::DMatrix;
 /// joint armature is added on the diagonal, H_ss += a_s.
 /// For a tree, entries of speeds on different branches are never written:
 /// they keep the zero the workspace was allocated with.
-/// With a free root, `ws.placements`, `ws.axes` and `ws.composite_inertias`
-/// are left in the root's body frame, not the world's: every entry
-/// Phi_k . (I^C Phi_j) is the same in any frame shared by the whole tree,
-/// and this one saves the root's placement. Call
+/// When body 0 is the only body on the world (a free root, or a fixed-base
+/// arm such as the Panda), `ws.placements`, `ws.axes` and
+/// `ws.composite_inertias` are left in body 0's frame, not the world's:
+/// every entry Phi_k . (I^C Phi_j) is the same in any frame shared by the
+/// whole tree, and this one saves body 0's placement and inertia and its
+/// children's compositions with it. Call
 /// [`forward_kinematics`](super::forward_kinematics) afterwards for world
 /// placements.
 ///
@@ -117,25 +120,22 @@ impl<const MIRROR: bool> Kernel for MassMatrix<'_, MIRROR> {
 /// each build of [`crba`] (portable, AVX2, AVX-512) compiles all of it.
 ///
 /// An entry Phi_k . (I^C Phi_j) is the same in every frame, so any frame
-/// shared by a whole tree will do. With a free root its body frame saves
-/// the root's placement, and the root's axes (its body twist, `Joint::Free`)
-/// are the unit vectors there, so the root's rows of H are read off
-/// I^C Phi_j instead of six dot products per speed. With `MIRROR` false
+/// shared by a whole tree will do. Body 0's frame, when it is the only
+/// body on the world, saves body 0's placement and inertia (see
+/// [`first_body_at_origin`]). A free root's axes (its body twist,
+/// `Joint::Free`) are the unit vectors there, so the root's rows of H are
+/// read off I^C Phi_j instead of six dot products per speed. With `MIRROR` false
 /// only the upper triangle is written.
 #[inline(always)]
 fn mass_matrix<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64]) {
     let mut tree = std::mem::take(&mut ws.tree);
     let (q, []) = tree.expand(model, q, []);
-    let (first_body, root_rows) = if model.has_free_root() {
-        free_root_at_origin(model, ws);
-        (1, 6)
-    } else {
-        (0, 0)
-    };
+    let root_rows = if model.has_free_root() { 6 } else { 0 };
+    let first_body = first_body_at_origin(model, ws);
     let mut trig = std::mem::take(&mut ws.joint_sin_cos);
     trig.compute(q);
     for i in first_body..model.nbodies() {
-        body_placement_and_axes_with(model, ws, q, i, |k| trig.get(k));
+        body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
         ws.composite_inertias[i] = world_inertia(model, ws, i);
     }
     ws.joint_sin_cos = trig;

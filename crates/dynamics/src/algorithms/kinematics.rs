@@ -11,23 +11,27 @@ use crate::spatial::{sin_cos, sin_cos_batch, Mat3, Motion, RigidInertia, Transfo
 /// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
 #[inline(always)]
 pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f64], i: usize) {
-    body_placement_and_axes_with(model, ws, q, i, |k| sin_cos(q[k]));
+    body_placement_and_axes_with(model, ws, q, i, false, |k| sin_cos(q[k]));
 }
 
 /// [`body_placement_and_axes`] with a revolute joint's `(sin q_k, cos q_k)`
 /// from `sin_cos(k)`, k its coordinate's index in `q` (for angles computed
-/// all at once beforehand, see [`JointSinCos`]).
+/// all at once beforehand, see [`JointSinCos`]). With `body_0_at_origin`
+/// the placements are in body 0's frame ([`first_body_at_origin`]), so a
+/// child of body 0 has its tree placement as its joint frame.
 #[inline(always)]
 pub(crate) fn body_placement_and_axes_with(
     model: &Model,
     ws: &mut Workspace,
     q: &[f64],
     i: usize,
+    body_0_at_origin: bool,
     sin_cos: impl FnOnce(usize) -> (f64, f64),
 ) {
     let body = &model.bodies[i];
     let qi = &q[body.q_index..body.q_index + body.joint.nq()];
     let joint_frame = match body.parent {
+        Some(0) if body_0_at_origin => body.tree_placement,
         Some(p) if model.tree_is_translation(i) => {
             let x = &ws.placements[p];
             Transform::new(x.rot, x.transform_point(&body.tree_placement.trans))
@@ -56,19 +60,27 @@ pub(crate) fn body_placement_and_axes_with(
     ws.placements[i] = placement;
 }
 
-/// Body 0, a free root, as the frame of the computation: its placement the
-/// identity, its axes the unit vectors, its inertia the body's own.
-/// Used by the CRBA and the Christoffel symbols: their results are the same
-/// in every frame shared by the whole tree. Kept out of line: inlined, the
-/// whole CRBA compiled to 0.1-0.7 % more instructions per call (callgrind,
-/// all five benchmark models).
+/// Body 0 as the frame of the computation when it is the tree's only root
+/// ([`Model::single_root`]): its placement the identity, its axes its
+/// joint's subspace columns (a free root's the unit vectors), its inertia
+/// the body's own, and none of these computed. Used by the CRBA and the
+/// Christoffel symbols: their results are the same in every frame shared
+/// by the whole tree. Returns the first body left to place: 1 when body 0
+/// is the frame, else 0. Kept out of line: inlined, the whole CRBA compiled
+/// to 0.1-0.7 % more instructions per call (callgrind, all five benchmark
+/// models, when only a free root was placed so).
 #[inline(never)]
-pub(crate) fn free_root_at_origin(model: &Model, ws: &mut Workspace) {
-    ws.placements[0] = Transform::identity();
-    for k in 0..6 {
-        ws.axes[k] = Motion::unit(k);
+pub(crate) fn first_body_at_origin(model: &Model, ws: &mut Workspace) -> usize {
+    if !model.single_root() {
+        return 0;
     }
-    ws.composite_inertias[0] = model.bodies[0].inertia;
+    let body = &model.bodies[0];
+    ws.placements[0] = Transform::identity();
+    for k in 0..body.joint.nv() {
+        ws.axes[body.v_index + k] = body.joint.subspace_column(k);
+    }
+    ws.composite_inertias[0] = body.inertia;
+    1
 }
 
 /// Body inertia of body `i` in world coordinates, from its

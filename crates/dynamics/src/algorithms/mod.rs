@@ -132,13 +132,13 @@ pub struct Workspace {
     /// base acceleration where an algorithm says so).
     pub accelerations: Vec<Motion>,
     /// Composite (subtree) inertias in world coordinates (`crba` leaves
-    /// them in a free root's body frame).
+    /// them in body 0's frame when it is the only body on the world).
     pub composite_inertias: Vec<RigidInertia>,
     /// Per-body spatial forces (world).
     pub forces: Vec<Force>,
     /// Motion subspace columns Phi_k in world coordinates, one per tree
-    /// speed (`crba` leaves them, and `placements`, in a free root's body
-    /// frame).
+    /// speed (`crba` leaves them, and `placements`, in body 0's frame when
+    /// it is the only body on the world).
     pub axes: Vec<Motion>,
     /// Their time derivatives Phi_dot_k = v_body x Phi_k.
     pub axes_dot: Vec<Motion>,

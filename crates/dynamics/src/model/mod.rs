@@ -114,6 +114,8 @@ pub struct Model {
     /// Whether each body's `tree_placement` is a pure translation, so that
     /// kinematics can skip a rotation product.
     tree_is_translation: Vec<bool>,
+    /// Whether body 0 is the only body on the world (see `single_root`).
+    single_root: bool,
     /// What the loader changed to load the description (empty unless
     /// loaded from a URDF that needed it); for the caller to report.
     pub warnings: Vec<ModelWarning>,
@@ -271,6 +273,7 @@ impl Model {
             .iter()
             .map(|b| b.tree_placement.rot == Mat3::identity())
             .collect();
+        let single_root = bodies.iter().filter(|b| b.parent.is_none()).count() == 1;
         Model {
             name: name.into(),
             bodies,
@@ -281,11 +284,20 @@ impl Model {
             dof_body,
             supports,
             tree_is_translation,
+            single_root,
             warnings: Vec::new(),
             coupling: None,
             armature: vec![0.0; nv],
             has_armature: false,
         }
+    }
+
+    /// Whether body 0 is the only body on the world (always so under a
+    /// free root), so that every body descends from it and its frame can
+    /// serve a computation that any frame shared by the whole tree will do.
+    #[inline]
+    pub(crate) fn single_root(&self) -> bool {
+        self.single_root
     }
 
     /// Whether body `i`'s tree placement has no rotation.
