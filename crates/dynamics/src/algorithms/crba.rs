@@ -11,6 +11,7 @@ use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, worl
 use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
+use crate::spatial::Force;
 use nalgebra::DMatrix;
 
 /// The joint-space inertia H(q) (full symmetric), left in `ws.mass_matrix`
@@ -147,12 +148,14 @@ fn mass_matrix<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64])
 /// H from the bodies' inertias in `ws.composite_inertias`, all in one frame
 /// with `ws.axes`.
 ///
-/// On a tree each speed j walks its support as runs of consecutive speeds
-/// and writes H_kj and H_jk directly; a coupled model adds every tree entry
-/// into its independent speeds' entries. `root_rows` is 6 when the frame is
-/// a free root's (its rows are then the components of I^C Phi_j), else 0.
-/// With `MIRROR` false a tree's H_jk below the diagonal is not stored
-/// (a coupled model's entries are added into both triangles regardless).
+/// The bodies, deepest first, give each speed j its force I^C_i Phi_j
+/// (kept in `ws.dof_forces`) and H_jj. On a tree the entries off the
+/// diagonal follow ([`tree_entries`]); a coupled model adds every tree
+/// entry into its independent speeds' entries as it goes. `root_rows` is
+/// 6 when the frame is a free root's (its rows are then the components of
+/// I^C Phi_j), else 0. With `MIRROR` false a tree's H_jk below the diagonal
+/// is not stored (a coupled model's entries are added into both triangles
+/// regardless).
 #[inline(always)]
 fn composite_entries<const MIRROR: bool>(
     model: &Model,
@@ -161,7 +164,6 @@ fn composite_entries<const MIRROR: bool>(
     root_rows: usize,
 ) {
     map.clear(ws.mass_matrix.as_mut_slice());
-    let n = ws.mass_matrix.nrows();
     for i in (0..model.nbodies()).rev() {
         let body = &model.bodies[i];
         let ic = ws.composite_inertias[i];
@@ -173,42 +175,102 @@ fn composite_entries<const MIRROR: bool>(
                     map.put_symmetric(&mut ws.mass_matrix, j, k, ws.axes[k].dot(&f));
                 }
             } else {
-                // Column j holds H_kj; the columns before it hold H_jk, k < j
-                // (if MIRROR).
-                let (before, from_j) = ws.mass_matrix.as_mut_slice().split_at_mut(j * n);
-                let column_j = &mut from_j[..n];
-                column_j[j] = ws.axes[j].dot(&f);
-                // Every speed below a free root has the root's six in its support.
-                let first_row = if root_rows > 0 && j >= root_rows {
-                    let root = f.to_array();
-                    column_j[..6].copy_from_slice(&root);
-                    if MIRROR {
-                        for (k, x) in root.into_iter().enumerate() {
-                            before[k * n + j] = x;
-                        }
-                    }
-                    root_rows
-                } else {
-                    0
-                };
-                for run in model.support_runs(j) {
-                    let above = run.start.max(first_row)..run.end.min(j);
-                    for ((axis, h_kj), k) in ws.axes[above.clone()]
-                        .iter()
-                        .zip(&mut column_j[above.clone()])
-                        .zip(above)
-                    {
-                        let x = axis.dot(&f);
-                        *h_kj = x;
-                        if MIRROR {
-                            before[k * n + j] = x;
-                        }
-                    }
-                }
+                ws.mass_matrix[(j, j)] = ws.axes[j].dot(&f);
+                ws.dof_forces[j] = f;
             }
         }
         if let Some(p) = body.parent {
             ws.composite_inertias[p] += ic;
+        }
+    }
+    if !map.accumulates() {
+        tree_entries::<MIRROR>(model, ws, root_rows);
+    }
+}
+
+/// A tree's H_kj = Phi_k . f_j off the diagonal, f_j = I^C Phi_j from
+/// `ws.dof_forces`: each speed j walks its support as runs of consecutive
+/// speeds and writes H_kj (column j) and, with `MIRROR`, H_jk. A speed
+/// whose parent speed is the one before it shares that one's support: the
+/// two columns are written in one walk, each axis read once for both
+/// (the same products, so the same bits).
+#[inline(always)]
+fn tree_entries<const MIRROR: bool>(model: &Model, ws: &mut Workspace, root_rows: usize) {
+    let n = ws.mass_matrix.nrows();
+    let (axes, forces) = (&ws.axes[..], &ws.dof_forces[..]);
+    let h = ws.mass_matrix.as_mut_slice();
+    let mut j = 0;
+    while j < n {
+        // Columns j (and j + 1) hold H_kj; the columns before them H_jk, k < j.
+        let (before, from_j) = h.split_at_mut(j * n);
+        let (column_j, after) = from_j.split_at_mut(n);
+        // Every speed below a free root has the root's six in its support.
+        let first_row = if root_rows > 0 && j >= root_rows {
+            root_rows
+        } else {
+            0
+        };
+        let pair = j + 1 < n && model.continues_run(j + 1) && (root_rows == 0 || j >= root_rows);
+        if first_row > 0 {
+            free_root_rows::<MIRROR>(column_j, before, n, j, &forces[j]);
+        }
+        if !pair {
+            let f = &forces[j];
+            for run in model.support_runs(j) {
+                let above = run.start.max(first_row)..run.end.min(j);
+                for k in above {
+                    let x = axes[k].dot(f);
+                    column_j[k] = x;
+                    if MIRROR {
+                        before[k * n + j] = x;
+                    }
+                }
+            }
+            j += 1;
+            continue;
+        }
+        let b = j + 1;
+        let (f_j, f_b) = (&forces[j], &forces[b]);
+        let column_b = &mut after[..n];
+        if first_row > 0 {
+            free_root_rows::<MIRROR>(column_b, before, n, b, f_b);
+        }
+        column_b[j] = axes[j].dot(f_b);
+        if MIRROR {
+            column_j[b] = column_b[j];
+        }
+        for run in model.support_runs(j) {
+            let above = run.start.max(first_row)..run.end.min(j);
+            for k in above {
+                let (x, y) = (axes[k].dot(f_j), axes[k].dot(f_b));
+                column_j[k] = x;
+                column_b[k] = y;
+                if MIRROR {
+                    before[k * n + j] = x;
+                    before[k * n + b] = y;
+                }
+            }
+        }
+        j += 2;
+    }
+}
+
+/// The free root's rows of column j: the components of f_j = I^C Phi_j
+/// (the root's axes are the unit vectors in its frame), mirrored into row j
+/// of the root's columns with `MIRROR`.
+#[inline(always)]
+fn free_root_rows<const MIRROR: bool>(
+    column: &mut [f64],
+    root_columns: &mut [f64],
+    n: usize,
+    j: usize,
+    f: &Force,
+) {
+    let root = f.to_array();
+    column[..6].copy_from_slice(&root);
+    if MIRROR {
+        for (k, x) in root.into_iter().enumerate() {
+            root_columns[k * n + j] = x;
         }
     }
 }

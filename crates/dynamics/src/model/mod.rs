@@ -333,6 +333,13 @@ impl Model {
         }
     }
 
+    /// Whether speed `k`'s parent speed is `k - 1` (the two are in one run
+    /// of consecutive speeds), so that its support is `k` and `k - 1`'s.
+    #[inline]
+    pub(crate) fn continues_run(&self, k: usize) -> bool {
+        self.supports.run_start[k] < k
+    }
+
     /// Number of moving bodies.
     pub fn nbodies(&self) -> usize {
         self.bodies.len()
