@@ -134,6 +134,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
         dof_forces,
         composite_inertias,
         christoffel,
+        chain_runs,
         ..
     } = ws;
     let (axes, dof_forces, g) = (&axes[..], &mut dof_forces[..], &mut christoffel[..]);
@@ -145,8 +146,13 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
         let body = &model.bodies[e];
         let ic = composite_inertias[e];
         let own = body.v_index..body.v_index + body.joint.nv();
-        // The chain: speeds of e itself, then of its strict ancestors.
-        let chain = model.support(own.end - 1);
+        // The chain, e's speeds and its strict ancestors', as runs of
+        // consecutive speeds (e's run first), walked once per body: the
+        // loops below read them from this buffer (its capacity is every
+        // tree speed, so it never allocates).
+        chain_runs.clear();
+        chain_runs.extend(model.support_runs(own.end - 1));
+        let runs = &chain_runs[..];
         // Phi_k . f, read off f for a free root's speed.
         let pair = |k: usize, f: &Force| {
             if FREE_ROOT && k < 6 {
@@ -156,7 +162,6 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
             }
         };
 
-        let above = chain.clone().skip(own.len());
         for c in own.clone() {
             // Halved once here, so that X and Y below come out halved.
             let hc = ic.mul_motion(&axes[c]) * 0.5;
@@ -165,7 +170,7 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
             // multi-DoF term). Group 2 (b in e, c above) follows by symmetry.
             // With X = dI/dt(Phi_c) Phi_b / 2 and Y = Phi_b x* (I^C_e Phi_c) / 2,
             // its force is X + Y, and group 3's for a = c is Y - X.
-            for b in chain.clone() {
+            for b in runs.iter().flat_map(|run| run.clone()) {
                 let x = idot_c.mul_motion(&axes[b]);
                 let y = axes[b].cross_force(&hc);
                 let mut f = x + y;
@@ -178,27 +183,34 @@ fn symbols<const FREE_ROOT: bool>(model: &Model, ws: &mut Workspace, map: impl S
                 } else {
                     dof_forces[b] = y - x;
                 }
-                for run in model.support_runs(own.end - 1) {
+                for run in runs {
                     let values = run.clone().map(|a| pair(a, &f));
-                    map.put3_along_run(g, n, run, (c, b, !same_body), values);
+                    map.put3_along_run(g, n, run.clone(), (c, b, !same_body), values);
                 }
             }
             // Group 3: a = c in e, c' and b on strict ancestors (eq. 50),
             // G_{a c' b} = Phi_c' . D_a Phi_b.
             let a = c;
-            for b in above.clone() {
-                let gb = dof_forces[b];
-                // b's body's speeds are the last of its support.
-                let body_b_first = model.bodies[model.dof_body[b]].v_index;
-                for run in model.support_runs(b) {
-                    for cc in run {
-                        let val = pair(cc, &gb);
-                        put(g, a, cc, b, val);
-                        if cc < body_b_first {
-                            put(g, a, b, cc, val);
-                        } else if cc != b {
-                            let x = pair(b, &dof_forces[cc]);
-                            put(g, a, b, cc, x);
+            for (r, run_b) in runs.iter().enumerate() {
+                // e's own speeds end the first run: b is above them.
+                let above = run_b.start..run_b.end.min(own.start);
+                for b in above {
+                    let gb = dof_forces[b];
+                    // b's body's speeds are the last of its support, which is
+                    // b's run up to b, then the runs after it.
+                    let body_b_first = model.bodies[model.dof_body[b]].v_index;
+                    let support_b =
+                        std::iter::once(run_b.start..b + 1).chain(runs[r + 1..].iter().cloned());
+                    for run in support_b {
+                        for cc in run {
+                            let val = pair(cc, &gb);
+                            put(g, a, cc, b, val);
+                            if cc < body_b_first {
+                                put(g, a, b, cc, val);
+                            } else if cc != b {
+                                let x = pair(b, &dof_forces[cc]);
+                                put(g, a, b, cc, x);
+                            }
                         }
                     }
                 }

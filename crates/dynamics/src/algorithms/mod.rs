@@ -150,6 +150,9 @@ pub struct Workspace {
     pub(crate) body_motions: Vec<Motion>,
     /// Per-body motion buffers (reference accelerations).
     pub(crate) body_motions2: Vec<Motion>,
+    /// The runs of consecutive speeds of one chain (the Christoffel
+    /// symbols' chain of each body), capacity one per tree speed.
+    pub(crate) chain_runs: Vec<std::ops::Range<usize>>,
     /// Per-speed scalars (ABA's u, D; the unit speeds of
     /// `Factorization::connection_coefficients`).
     pub(crate) dof_scalars: Vec<f64>,
@@ -201,6 +204,7 @@ impl Workspace {
             dof_forces: vec![Force::zero(); tv],
             body_motions: vec![Motion::zero(); nb],
             body_motions2: vec![Motion::zero(); nb],
+            chain_runs: Vec::with_capacity(tv),
             dof_scalars: vec![0.0; 2 * tv],
             tau: DVector::zeros(nv),
             ddq: DVector::zeros(nv),
