@@ -39,56 +39,46 @@ fn recording(args: &Args) -> anyhow::Result<Option<(PathBuf, f64)>> {
     let Some(path) = &args.record else {
         return Ok(None);
     };
-    let gif = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gif"));
-    anyhow::ensure!(
-        gif,
-        "--record {}: the recording is an animated GIF; give a path ending in .gif",
-        path.display()
-    );
+    check_output_file("--record", path, "gif", "an animated GIF")?;
     let seconds = args.seconds.unwrap_or(5.0);
     anyhow::ensure!(
         seconds.is_finite() && seconds > 0.0 && seconds <= 600.0,
         "--seconds {seconds}: must be more than 0 and at most 600"
     );
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        anyhow::ensure!(
-            dir.is_dir(),
-            "--record {}: the folder {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
     Ok(Some((path.clone(), seconds)))
 }
 
-/// The --screenshot path, checked before the window opens: a PNG whose
-/// folder exists, and nothing but a regular file where it points (the
-/// capture replaces the file; a device such as /dev/null is never touched).
-fn check_screenshot(path: Option<&Path>) -> anyhow::Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    let png = path
+/// An output file's path (`flag`'s value), checked before the window
+/// opens: it ends in `.extension`, its folder exists, and it names nothing
+/// but a regular file (the capture replaces the file; a device such as
+/// /dev/null is never touched).
+fn check_output_file(flag: &str, path: &Path, extension: &str, what: &str) -> anyhow::Result<()> {
+    let named = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension));
     anyhow::ensure!(
-        png,
-        "--screenshot {}: the screenshot is a PNG; give a path ending in .png",
+        named,
+        "{flag} {}: the file is {what}; give a path ending in .{extension}",
         path.display()
     );
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         anyhow::ensure!(
             dir.is_dir(),
-            "--screenshot {}: the folder {} does not exist",
+            "{flag} {}: the folder {} does not exist",
             path.display(),
             dir.display()
         );
     }
     passivity_lab::io::regular_file_target(path)
-        .map_err(|e| anyhow::anyhow!("--screenshot {}: {e}", path.display()))?;
+        .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
     Ok(())
+}
+
+/// The --screenshot path, if any: a PNG (see [`check_output_file`]).
+fn check_screenshot(path: Option<&Path>) -> anyhow::Result<()> {
+    path.map_or(Ok(()), |p| {
+        check_output_file("--screenshot", p, "png", "a PNG")
+    })
 }
 
 /// --speed must be within the panel slider's range.
@@ -143,7 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_screenshot;
+    use super::{check_output_file, check_screenshot};
     use std::path::Path;
 
     fn refusal(path: &Path) -> String {
@@ -151,7 +141,7 @@ mod tests {
     }
 
     #[test]
-    fn the_screenshot_path_must_be_a_png_in_an_existing_folder_and_no_device_or_folder() {
+    fn output_paths_must_have_their_extension_an_existing_folder_and_no_device_or_folder() {
         let dir = std::env::temp_dir().join(format!("pl-gui-args-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("folder.png")).unwrap();
         std::fs::write(dir.join("old.png"), b"an older capture").unwrap();
@@ -166,6 +156,15 @@ mod tests {
         {
             std::os::unix::fs::symlink("/dev/null", dir.join("device.png")).unwrap();
             assert!(refusal(&dir.join("device.png")).contains("not a regular file"));
+            // The recording is held to the same rules.
+            std::os::unix::fs::symlink("/dev/null", dir.join("device.gif")).unwrap();
+            let record = |p: &Path| check_output_file("--record", p, "gif", "an animated GIF");
+            assert!(record(&dir.join("new.gif")).is_ok());
+            let err = record(&dir.join("device.gif")).unwrap_err().to_string();
+            assert!(
+                err.contains("--record") && err.contains("not a regular file"),
+                "{err}"
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
