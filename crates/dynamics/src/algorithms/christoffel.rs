@@ -28,7 +28,7 @@
 //! Gamma_ijk = sum A_ai A_cj A_bk Gamma^tree_acb, without forming the tree tensor.
 
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, inertia_at};
 use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
@@ -108,8 +108,9 @@ fn placements_and_symbols(model: &Model, ws: &mut Workspace, q: &[f64]) {
     let free = model.has_free_root();
     let first_body = first_body_at_origin(model, ws);
     for i in first_body..model.nbodies() {
-        body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
-        ws.composite_inertias[i] = world_inertia(model, ws, i);
+        let placement =
+            body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
+        ws.composite_inertias[i] = inertia_at(&placement, &model.bodies[i].inertia);
     }
     ws.joint_sin_cos = trig;
     ws.tree = tree;

@@ -7,7 +7,7 @@
 
 use super::armature;
 use super::coupled::{with_speed_map, SpeedMap};
-use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, world_inertia};
+use super::kinematics::{body_placement_and_axes_with, first_body_at_origin, inertia_at};
 use super::simd::{Kernel, Simd};
 use super::Workspace;
 use crate::model::Model;
@@ -136,8 +136,9 @@ fn mass_matrix<const MIRROR: bool>(model: &Model, ws: &mut Workspace, q: &[f64])
     let mut trig = std::mem::take(&mut ws.joint_sin_cos);
     trig.compute(q);
     for i in first_body..model.nbodies() {
-        body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
-        ws.composite_inertias[i] = world_inertia(model, ws, i);
+        let placement =
+            body_placement_and_axes_with(model, ws, q, i, first_body == 1, |k| trig.get(k));
+        ws.composite_inertias[i] = inertia_at(&placement, &model.bodies[i].inertia);
     }
     ws.joint_sin_cos = trig;
     ws.tree = tree;

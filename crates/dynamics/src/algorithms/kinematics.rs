@@ -27,7 +27,7 @@ pub(crate) fn body_placement_and_axes_with(
     i: usize,
     body_0_at_origin: bool,
     sin_cos: impl FnOnce(usize) -> (f64, f64),
-) {
+) -> Transform {
     let body = &model.bodies[i];
     let qi = &q[body.q_index..body.q_index + body.joint.nq()];
     let joint_frame = match body.parent {
@@ -58,6 +58,7 @@ pub(crate) fn body_placement_and_axes_with(
         }
     }
     ws.placements[i] = placement;
+    placement
 }
 
 /// Body 0 as the frame of the computation when it is the tree's only root
@@ -90,8 +91,14 @@ pub(crate) fn first_body_at_origin(model: &Model, ws: &mut Workspace) -> usize {
 /// Always inlined: the CRBA's AVX2 build compiles it (see `crba.rs`).
 #[inline(always)]
 pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidInertia {
-    let (r, p) = (&ws.placements[i].rot, &ws.placements[i].trans);
-    let b = &model.bodies[i].inertia;
+    inertia_at(&ws.placements[i], &model.bodies[i].inertia)
+}
+
+/// [`world_inertia`] of a body inertia `b` (in its body frame) at
+/// `placement`. Always inlined, as [`world_inertia`].
+#[inline(always)]
+pub(crate) fn inertia_at(placement: &Transform, b: &RigidInertia) -> RigidInertia {
+    let (r, p) = (&placement.rot, &placement.trans);
     let m = b.mass;
     let h = r * b.h;
     let hw = h + p * m;
