@@ -96,7 +96,10 @@ pub struct Frame {
 pub struct Model {
     /// The robot's name (the URDF `<robot name>`).
     pub name: String,
-    /// The moving bodies, each after its parent.
+    /// The moving bodies, each after its parent. Only their inertias may
+    /// change after [`Model::new`]: the speeds, supports and other facts
+    /// derived from their parents, joints and tree placements are computed
+    /// there once (build a new model for another structure).
     pub bodies: Vec<Body>,
     /// Named frames (the links and joints of a URDF).
     pub frames: Vec<Frame>,
