@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Instructions per call of one algorithm of `passivity-lab bench --model`,
+counted by valgrind's callgrind: independent of the machine's load, so the
+way to compare two builds of our own code on a shared machine.
+
+    benches/instructions_per_call.py --binary target/release/passivity-lab \
+        --model ../shared/bench/models/serial20.urdf --only crba [-- --root free]
+
+It runs the bench twice under callgrind (`--iterations 1500` and `500`) and
+divides the difference of the two totals by the difference of the calls
+(5,100), so that loading the model and drawing the states cancel. The calls
+follow `time_us` in src/cli/bench.rs: a warm-up of a tenth, then 5
+repetitions. The Christoffel symbols run a tenth of the iterations (a
+fiftieth above 20 speeds: the script reads the speeds from the bench's
+JSON), so they get ten (fifty) times the iterations, and the same 5,100
+calls: loading a URDF hashes with random keys, and its few thousand
+instructions of run-to-run difference must not weigh on a few calls.
+
+Valgrind cannot run AVX-512: the count is of the widest build below it
+that the CPU has (AVX2 here), which is the CRBA's own choice anyway.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+ITERATIONS = (1500, 500)
+
+
+def calls(iterations: int) -> int:
+    """Calls of one algorithm in `bench` at this many iterations (time_us)."""
+    return 5 * iterations + iterations // 10 + 1
+
+
+def fewer(algorithm: str, nv: int) -> int:
+    """The divisor of the iterations `bench` gives the algorithm (Calls::fewer)."""
+    if algorithm == "christoffel":
+        return 50 if nv > 20 else 10
+    return 1
+
+
+def total_instructions(args, iterations: int) -> int:
+    command = [
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        args.binary, "bench", "--model", args.model, "--only", args.only,
+        "--iterations", str(iterations), *args.extra,
+    ]
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{run.stderr[-2000:]}")
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if not found:
+        sys.exit(f"no callgrind total in the output of {' '.join(command)}")
+    return int(found.group(1))
+
+
+def speeds(args) -> int:
+    command = [args.binary, "bench", "--model", args.model, "--only", args.only,
+               "--iterations", "50", "--json", *args.extra]
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{run.stderr[-2000:]}")
+    return int(json.loads(run.stdout)["nv"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", default="target/release/passivity-lab")
+    parser.add_argument("--model", required=True, help="URDF")
+    parser.add_argument("--only", required=True, help="one algorithm, as bench names it")
+    parser.add_argument("extra", nargs="*", help="more bench options after --, e.g. -- --root free")
+    args = parser.parse_args()
+    divisor = fewer(args.only, speeds(args))
+    high, low = (total_instructions(args, n * divisor) for n in ITERATIONS)
+    extra_calls = calls(ITERATIONS[0]) - calls(ITERATIONS[1])
+    print(f"{args.only}: {(high - low) / extra_calls:.0f} instructions a call")
+
+
+if __name__ == "__main__":
+    main()
