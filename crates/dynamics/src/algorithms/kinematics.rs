@@ -18,7 +18,8 @@ pub(crate) fn body_placement_and_axes(model: &Model, ws: &mut Workspace, q: &[f6
 /// from `sin_cos(k)`, k its coordinate's index in `q` (for angles computed
 /// all at once beforehand, see [`JointSinCos`]). With `body_0_at_origin`
 /// the placements are in body 0's frame ([`first_body_at_origin`]), so a
-/// child of body 0 has its tree placement as its joint frame.
+/// child of body 0 has its tree placement as its joint frame. Returns the
+/// placement it stored, for [`inertia_at`].
 #[inline(always)]
 pub(crate) fn body_placement_and_axes_with(
     model: &Model,
@@ -95,7 +96,9 @@ pub(crate) fn world_inertia(model: &Model, ws: &Workspace, i: usize) -> RigidIne
 }
 
 /// [`world_inertia`] of a body inertia `b` (in its body frame) at
-/// `placement`. Always inlined, as [`world_inertia`].
+/// `placement`. Always inlined, as [`world_inertia`]. The CRBA and the
+/// Christoffel symbols pass the placement just computed: reading it back
+/// from the workspace, the CRBA's build ran 4 % more instructions.
 #[inline(always)]
 pub(crate) fn inertia_at(placement: &Transform, b: &RigidInertia) -> RigidInertia {
     let (r, p) = (&placement.rot, &placement.trans);
