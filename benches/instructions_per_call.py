@@ -10,10 +10,10 @@ It runs the bench twice under callgrind (`--iterations 1500` and `500`) and
 divides the difference of the two totals by the difference of the calls
 (5,100), so that loading the model and drawing the states cancel. The calls
 follow `time_us` in src/cli/bench.rs: a warm-up of a tenth, then 5
-repetitions. The Christoffel symbols run a tenth of the iterations (a
-fiftieth above 20 speeds: the script reads the speeds from the bench's
-JSON), so they get ten (fifty) times the iterations, and the same 5,100
-calls: loading a URDF hashes with random keys, and its few thousand
+repetitions. The costly algorithms run a fraction of the iterations
+(the Christoffel symbols a tenth, a fiftieth above 20 speeds: the bench's
+JSON gives each algorithm's `iterations_divisor`), so they get that many
+times the iterations, and the same 5,100 calls: loading a URDF hashes with random keys, and its few thousand
 instructions of run-to-run difference must not weigh on a few calls.
 
 Valgrind cannot run AVX-512: the count is of the widest build below it
@@ -33,13 +33,6 @@ def calls(iterations: int) -> int:
     return 5 * iterations + iterations // 10 + 1
 
 
-def fewer(algorithm: str, nv: int) -> int:
-    """The divisor of the iterations `bench` gives the algorithm (Calls::fewer)."""
-    if algorithm == "christoffel":
-        return 50 if nv > 20 else 10
-    return 1
-
-
 def total_instructions(args, iterations: int) -> int:
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
@@ -55,13 +48,16 @@ def total_instructions(args, iterations: int) -> int:
     return int(found.group(1))
 
 
-def speeds(args) -> int:
+def iterations_divisor(args) -> int:
     command = [args.binary, "bench", "--model", args.model, "--only", args.only,
                "--iterations", "50", "--json", *args.extra]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{run.stderr[-2000:]}")
-    return int(json.loads(run.stdout)["nv"])
+    divisors = json.loads(run.stdout)["iterations_divisor"]
+    if args.only not in divisors:
+        sys.exit(f"the bench timed no '{args.only}' on {args.model}")
+    return int(divisors[args.only])
 
 
 def main() -> None:
@@ -71,7 +67,7 @@ def main() -> None:
     parser.add_argument("--only", required=True, help="one algorithm, as bench names it")
     parser.add_argument("extra", nargs="*", help="more bench options after --, e.g. -- --root free")
     args = parser.parse_args()
-    divisor = fewer(args.only, speeds(args))
+    divisor = iterations_divisor(args)
     high, low = (total_instructions(args, n * divisor) for n in ITERATIONS)
     extra_calls = calls(ITERATIONS[0]) - calls(ITERATIONS[1])
     print(f"{args.only}: {(high - low) / extra_calls:.0f} instructions a call")

@@ -84,6 +84,17 @@ pub const ALGORITHMS: [&str; 16] = [
 
 const STATES: usize = 64;
 
+/// What `--iterations` is divided by for algorithm `name` on `nv` speeds:
+/// the costly ones run fewer calls, as pin_bench does (reported in the
+/// JSON, for `benches/instructions_per_call.py`).
+pub fn iterations_divisor(name: &str, nv: usize) -> usize {
+    match name {
+        "christoffel" if nv > 20 => 50,
+        "christoffel" | "lambda_inv_dense" => 10,
+        _ => 1,
+    }
+}
+
 /// How many calls a repetition makes.
 #[derive(Clone, Copy, Debug)]
 pub enum Calls {
@@ -241,7 +252,7 @@ impl Bench {
         } = self;
         let cs = BodyFactorization::ChristoffelConsistent;
         let s = |i: usize| i % STATES;
-        let christoffel_calls = calls.fewer(if m.nv > 20 { 50 } else { 10 });
+        let calls = calls.fewer(iterations_divisor(name, m.nv));
         Some(match name {
             "rnea" => time_us(calls, |i| {
                 black_box(rnea(m, ws, &qs[s(i)], &vs[s(i)], &as_[s(i)]));
@@ -265,7 +276,7 @@ impl Bench {
                 coriolis_matrix_and_derivatives(m, ws, &qs[s(i)], &vs[s(i)], cs);
                 black_box(&ws.coriolis);
             }),
-            "christoffel" => time_us(christoffel_calls, |i| {
+            "christoffel" => time_us(calls, |i| {
                 black_box(christoffel_symbols(m, ws, &qs[s(i)]));
             }),
             "coriolis_classic" => time_us(calls, |i| {
@@ -285,7 +296,7 @@ impl Bench {
             "lambda_inv_efpa" => time_us(calls, |i| {
                 black_box(operational_space_inverse_inertia(m, ws, os, &qs[s(i)]));
             }),
-            "lambda_inv_dense" => time_us(calls.fewer(10), |i| {
+            "lambda_inv_dense" => time_us(calls, |i| {
                 black_box(operational_space_inverse_inertia_dense(
                     m,
                     ws,
@@ -458,9 +469,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .iter()
             .map(|(k, v)| (k.to_string(), (*v).into()))
             .collect();
+        let divisors: serde_json::Map<String, serde_json::Value> = results
+            .iter()
+            .filter(|(k, _)| ALGORITHMS.contains(k))
+            .map(|(k, _)| (k.to_string(), iterations_divisor(k, nv).into()))
+            .collect();
         println!(
             "{}",
-            serde_json::json!({"model": model_path, "nv": nv, "end_frames": end_frames, "microseconds": map})
+            serde_json::json!({
+                "model": model_path,
+                "nv": nv,
+                "end_frames": end_frames,
+                "microseconds": map,
+                "iterations_divisor": divisors,
+            })
         );
     } else {
         println!(

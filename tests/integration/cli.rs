@@ -171,6 +171,14 @@ fn bench_prints_every_algorithm() {
     ] {
         assert!(v["microseconds"][key].as_f64().unwrap() > 0.0, "{key}");
     }
+    // serial7 has 7 speeds: the costly ones run a tenth of the iterations.
+    for (key, divisor) in [("rnea", 1), ("christoffel", 10), ("lambda_inv_dense", 10)] {
+        assert_eq!(
+            v["iterations_divisor"][key].as_u64(),
+            Some(divisor),
+            "{key}"
+        );
+    }
     let o = run(&[
         "bench",
         "--model",
