@@ -42,10 +42,14 @@ pub const OPEN_COLOR: Color = Color::srgb(1.0, 0.1, 0.1);
 pub const INDEPENDENT_COLOR: Color = Color::srgb(1.0, 0.45, 0.0);
 const DEPENDENT_COLOR: Color = Color::srgb(0.75, 0.75, 0.75);
 
-/// Radii of the joint rings and of the closure balls, m.
+/// Radii of the joint rings, m.
 const INDEPENDENT_RING: f32 = 0.03;
 const DEPENDENT_RING: f32 = 0.018;
-const CLOSURE_BALL: f32 = 0.012;
+/// Radius of the closure balls, m: larger than the target handle
+/// ([`super::interaction::HANDLE_RADIUS`], 35 mm), which sits where a
+/// parallel robot's loops close (the Delta's platform). A 12 mm ball hid
+/// inside it, a pixel or two wide on the farthest variant.
+const CLOSURE_BALL: f32 = 0.045;
 
 /// The chain's gizmos: in front of the links (a closure's frames sit
 /// inside the links it joins), 3 px wide.
