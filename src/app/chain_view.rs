@@ -1,12 +1,13 @@
 //! A closed chain in the 3-D view (issue 33 sec. 5), for the variants that
 //! run on a constrained plant ([`super::chain_geometry`] reads them): each
-//! loop closure as a line between its two frames with a ball at each,
-//! green while the loop is closed and red once it is open by more than
+//! loop closure as a line between its two frames with a ring at each,
+//! facing the camera, green while the loop is closed and red once it is open by more than
 //! [`CLOSED_BELOW`]; each independent joint as a ring around its axis in
 //! the independent colour, each dependent joint as a smaller grey ring.
 //! The controls panel's *Closed chain* section lists the partition and the
 //! loops' residuals; the plots show the drift before each projection.
 
+use super::camera::OrbitCamera;
 use super::chain_geometry::{ChainGeometry, CLOSED_BELOW};
 use super::robot_view::{point, ViewLayout};
 use super::session::{Session, SessionSystems};
@@ -45,11 +46,13 @@ const DEPENDENT_COLOR: Color = Color::srgb(0.75, 0.75, 0.75);
 /// Radii of the joint rings, m.
 const INDEPENDENT_RING: f32 = 0.03;
 const DEPENDENT_RING: f32 = 0.018;
-/// Radius of the closure balls, m: larger than the target handle
+/// Radius of the closure rings, m: larger than the target handle
 /// ([`super::interaction::HANDLE_RADIUS`], 35 mm), which sits where a
-/// parallel robot's loops close (the Delta's platform). A 12 mm ball hid
-/// inside it, a pixel or two wide on the farthest variant.
-const CLOSURE_BALL: f32 = 0.045;
+/// parallel robot's loops close (the Delta's platform), so that each
+/// shows around the other. A 12 mm ball there hid inside the handle, a
+/// pixel or two wide on the farthest variant; a ball larger than the
+/// handle hid the handle.
+const CLOSURE_RING: f32 = 0.06;
 
 /// The chain's gizmos: in front of the links (a closure's frames sit
 /// inside the links it joins), 3 px wide.
@@ -83,10 +86,13 @@ fn draw_chains(
     settings: Res<ChainViewSettings>,
     state: Res<ChainViewState>,
     layout: Res<ViewLayout>,
+    camera: Query<&GlobalTransform, With<OrbitCamera>>,
 ) {
     if !settings.show {
         return;
     }
+    // The closure rings lie in the screen's plane.
+    let facing = camera.single().map_or(Quat::IDENTITY, |c| c.rotation());
     let count = state.variants.len();
     for (i, g) in state.variants.iter().enumerate() {
         let Some(g) = g else { continue };
@@ -95,8 +101,8 @@ fn draw_chains(
             let color = if c.closed() { CLOSED_COLOR } else { OPEN_COLOR };
             let (a, b) = (point(&c.frame_a) + offset, point(&c.frame_b) + offset);
             gizmos.line(a, b, color);
-            gizmos.sphere(Isometry3d::from_translation(a), CLOSURE_BALL, color);
-            gizmos.sphere(Isometry3d::from_translation(b), CLOSURE_BALL, color);
+            gizmos.circle(Isometry3d::new(a, facing), CLOSURE_RING, color);
+            gizmos.circle(Isometry3d::new(b, facing), CLOSURE_RING, color);
         }
         for j in &g.joints {
             let (radius, color) = if j.independent {

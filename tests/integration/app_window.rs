@@ -338,7 +338,9 @@ fn screen_point(p: &serde_json::Value, what: &str) -> (f64, f64) {
 
 /// Issue 33 sec. 5: every variant of a closed chain draws each loop
 /// closure green (closed) at both its frames and a ring at each
-/// independent joint.
+/// independent joint. The closure's ring has a 60 mm radius, 5 px on the
+/// farthest Delta and 21 px on the nearest four-bar: looked for within
+/// 40 px (no other drawing has its green).
 fn check_chain_view(name: &str, report: &serde_json::Value) {
     let image = Image::read(&common::kept_dir("app-window").join(format!("{name}.png")));
     let variants = report["chain_view"]["variants"].as_array().unwrap();
@@ -349,7 +351,7 @@ fn check_chain_view(name: &str, report: &serde_json::Value) {
             assert_eq!(c["closed"], true, "{name}: variant {i}: {c}");
             for side in ["frame_a", "frame_b"] {
                 let at = screen_point(&c[side], &format!("{name}: variant {i}'s {side}"));
-                let green = count_near(&image, at, 8.0, loop_green);
+                let green = count_near(&image, at, 40.0, loop_green);
                 eprintln!("{name}: variant {i}: loop {side} at {at:.0?}: {green} green pixels");
                 assert!(
                     green >= 4,
