@@ -6,15 +6,15 @@ way to compare two builds of our own code on a shared machine.
     benches/instructions_per_call.py --binary target/release/passivity-lab \
         --model ../shared/bench/models/serial20.urdf --only crba [-- --root free]
 
-It runs the bench twice under callgrind (`--iterations 1500` and `500`) and
-divides the difference of the two totals by the difference of the calls
-(5,100), so that loading the model and drawing the states cancel. The calls
-follow `time_us` in src/cli/bench.rs: a warm-up of a tenth, then 5
-repetitions. The costly algorithms run a fraction of the iterations
-(the Christoffel symbols a tenth, a fiftieth above 20 speeds: the bench's
-JSON gives each algorithm's `iterations_divisor`), so they get that many
-times the iterations, and the same 5,100 calls: loading a URDF hashes with random keys, and its few thousand
-instructions of run-to-run difference must not weigh on a few calls.
+It runs the bench twice under callgrind (`--iterations 1500` and `500`)
+and divides the difference of the two totals by the difference of the
+calls the bench reports making (`calls` in its JSON), so that loading the
+model and drawing the states cancel. The costly algorithms run a fraction
+of the iterations (the Christoffel symbols a tenth, a fiftieth above 20
+speeds: `iterations_divisor` in the JSON), so they get that many times the
+iterations, for the same calls: loading a URDF hashes with random keys,
+and its few thousand instructions of run-to-run difference must not weigh
+on a few calls.
 
 Valgrind cannot run AVX-512: the count is of the widest build below it
 that the CPU has (AVX2 here), which is the CRBA's own choice anyway.
@@ -28,16 +28,12 @@ import sys
 ITERATIONS = (1500, 500)
 
 
-def calls(iterations: int) -> int:
-    """Calls of one algorithm in `bench` at this many iterations (time_us)."""
-    return 5 * iterations + iterations // 10 + 1
-
-
-def total_instructions(args, iterations: int) -> int:
+def total_instructions_and_calls(args, iterations: int) -> tuple[int, int]:
+    """Callgrind's total for one bench run, and the calls the bench made."""
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
         args.binary, "bench", "--model", args.model, "--only", args.only,
-        "--iterations", str(iterations), *args.extra,
+        "--iterations", str(iterations), "--json", *args.extra,
     ]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
@@ -45,7 +41,7 @@ def total_instructions(args, iterations: int) -> int:
     found = re.search(r"Collected : (\d+)", run.stderr)
     if not found:
         sys.exit(f"no callgrind total in the output of {' '.join(command)}")
-    return int(found.group(1))
+    return int(found.group(1)), int(json.loads(run.stdout)["calls"][args.only])
 
 
 def iterations_divisor(args) -> int:
@@ -68,9 +64,10 @@ def main() -> None:
     parser.add_argument("extra", nargs="*", help="more bench options after --, e.g. -- --root free")
     args = parser.parse_args()
     divisor = iterations_divisor(args)
-    high, low = (total_instructions(args, n * divisor) for n in ITERATIONS)
-    extra_calls = calls(ITERATIONS[0]) - calls(ITERATIONS[1])
-    print(f"{args.only}: {(high - low) / extra_calls:.0f} instructions a call")
+    (high, high_calls), (low, low_calls) = (
+        total_instructions_and_calls(args, n * divisor) for n in ITERATIONS
+    )
+    print(f"{args.only}: {(high - low) / (high_calls - low_calls):.0f} instructions a call")
 
 
 if __name__ == "__main__":

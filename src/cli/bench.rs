@@ -121,6 +121,21 @@ fn random_configuration(model: &Model, rng: &mut impl Rng) -> Vec<f64> {
     q
 }
 
+/// How many repetitions [`time_us`] times, after its warm-up.
+const REPETITIONS: usize = 5;
+
+/// The warm-up calls before `iters` calls are timed: a tenth, and one.
+fn warm_up_calls(iters: usize) -> usize {
+    iters / 10 + 1
+}
+
+/// Every call [`time_us`] makes for a fixed count of `iters` (reported in
+/// the JSON, for `benches/instructions_per_call.py`).
+pub fn calls_made(iters: usize) -> usize {
+    let iters = iters.max(1);
+    warm_up_calls(iters) + REPETITIONS * iters
+}
+
 /// Best time per call (us) over 5 repetitions, after a warm-up of a tenth.
 pub fn time_us(calls: Calls, mut f: impl FnMut(usize)) -> f64 {
     let iters = match calls {
@@ -136,10 +151,10 @@ pub fn time_us(calls: Calls, mut f: impl FnMut(usize)) -> f64 {
             ((seconds / per_call) as usize).clamp(3, 1_000_000)
         }
     };
-    for i in 0..iters / 10 + 1 {
+    for i in 0..warm_up_calls(iters) {
         f(i);
     }
-    (0..5)
+    (0..REPETITIONS)
         .map(|_| {
             let t0 = Instant::now();
             for i in 0..iters {
@@ -469,11 +484,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .iter()
             .map(|(k, v)| (k.to_string(), (*v).into()))
             .collect();
-        let divisors: serde_json::Map<String, serde_json::Value> = results
-            .iter()
-            .filter(|(k, _)| ALGORITHMS.contains(k))
-            .map(|(k, _)| (k.to_string(), iterations_divisor(k, nv).into()))
-            .collect();
+        let per_algorithm = |value: &dyn Fn(usize) -> usize| {
+            results
+                .iter()
+                .filter(|(k, _)| ALGORITHMS.contains(k))
+                .map(|(k, _)| (k.to_string(), value(iterations_divisor(k, nv)).into()))
+                .collect::<serde_json::Map<String, serde_json::Value>>()
+        };
+        let divisors = per_algorithm(&|divisor| divisor);
+        let calls = per_algorithm(&|divisor| calls_made(args.iterations / divisor));
         println!(
             "{}",
             serde_json::json!({
@@ -482,6 +501,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "end_frames": end_frames,
                 "microseconds": map,
                 "iterations_divisor": divisors,
+                "calls": calls,
             })
         );
     } else {

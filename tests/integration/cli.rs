@@ -179,6 +179,13 @@ fn bench_prints_every_algorithm() {
             "{key}"
         );
     }
+    // Every call made: a warm-up of a tenth and one, then 5 repetitions
+    // (of 50 / 10 = 5 calls for the Christoffel symbols).
+    let iterations = 50 / 10;
+    assert_eq!(
+        v["calls"]["christoffel"].as_u64(),
+        Some(iterations / 10 + 1 + 5 * iterations)
+    );
     let o = run(&[
         "bench",
         "--model",
