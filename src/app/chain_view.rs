@@ -1,9 +1,10 @@
 //! A closed chain in the 3-D view (issue 33 sec. 5), for the variants that
 //! run on a constrained plant ([`super::chain_geometry`] reads them): each
 //! loop closure as a line between its two frames with a ring at each,
-//! facing the camera, green while the loop is closed and red once it is open by more than
-//! [`CLOSED_BELOW`]; each independent joint as a ring around its axis in
-//! the independent colour, each dependent joint as a smaller grey ring.
+//! facing the camera, green while the loop is closed and red once it is
+//! open by more than [`CLOSED_BELOW`]; each independent joint as a ring
+//! around its axis in the independent colour, each dependent joint as a
+//! smaller grey ring.
 //! The controls panel's *Closed chain* section lists the partition and the
 //! loops' residuals; the plots show the drift before each projection.
 
