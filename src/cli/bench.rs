@@ -33,6 +33,10 @@ pub struct Args {
     /// Runs per variant with --scenario (the best counts).
     #[arg(long, default_value_t = 5)]
     repeats: usize,
+    /// With --scenario: time it even beyond the ceiling of 1e8 integration
+    /// steps (all repeats counted), as `run --allow-long`.
+    #[arg(long, requires = "scenario")]
+    allow_long: bool,
     #[command(flatten)]
     scaling_args: super::bench_scaling::ScalingArgs,
     #[command(flatten)]
@@ -438,13 +442,18 @@ pub fn check_names(only: &[String], known: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The most calls per repetition `--iterations` may ask for: about a
+/// minute of the slowest O(N) algorithm on the largest model (5 repetitions).
+const MAX_ITERATIONS: usize = 100_000_000;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
-        args.iterations >= 50,
-        "--iterations must be at least 50 (christoffel runs a fiftieth of them)"
+        (50..=MAX_ITERATIONS).contains(&args.iterations),
+        "--iterations must be from 50 (christoffel runs a fiftieth of them) to {MAX_ITERATIONS:e}"
     );
     if let Some(scenario) = &args.scenario {
-        return super::bench_scenario::run(scenario, args.repeats, args.json, args.breakdown);
+        let (repeats, json, breakdown) = (args.repeats, args.json, args.breakdown);
+        return super::bench_scenario::run(scenario, repeats, json, breakdown, args.allow_long);
     }
     if args.scaling_args.scaling {
         return super::bench_scaling::run(&args.scaling_args, &args.only);

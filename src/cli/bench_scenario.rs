@@ -20,7 +20,7 @@ use super::bench::{time_us, Calls};
 use super::load_scenario;
 use passivity_lab::algorithms::aba;
 use passivity_lab::control::{ControlLaw, SlotineLi};
-use passivity_lab::scenario::{run_variant, Variant};
+use passivity_lab::scenario::{run_variant, RunEstimate, Variant};
 use passivity_lab::sim::{ControlMode, Integrator, Simulation};
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -146,11 +146,27 @@ fn recorded_step(variant: &Variant, repeats: usize) -> f64 {
 
 /// Times every variant of `path` `repeats` times and prints one line (or
 /// JSON line) per variant; with `breakdown`, the overhead over the
-/// algorithms a step calls as well.
-pub fn run(path: &Path, repeats: usize, json: bool, breakdown: bool) -> anyhow::Result<()> {
+/// algorithms a step calls as well. Refused beyond the ceiling of `run`
+/// (all repeats counted) unless `allow_long`.
+pub fn run(
+    path: &Path,
+    repeats: usize,
+    json: bool,
+    breakdown: bool,
+    allow_long: bool,
+) -> anyhow::Result<()> {
     anyhow::ensure!(repeats >= 1, "--repeats must be at least 1");
     let scenario = load_scenario(Some(path), false)?;
-    for variant in scenario.variants()? {
+    let variants = scenario.variants()?;
+    // Every variant is stepped `repeats` times: sized as that many runs,
+    // under the ceiling of `run` (a duration of 1e9 s stepped without end
+    // and without a word).
+    let mut estimate = RunEstimate::of_run(&variants);
+    estimate.runs *= repeats;
+    estimate.steps *= repeats as f64;
+    estimate.seconds *= repeats as f64;
+    scenario.check_run_size(&estimate, allow_long)?;
+    for variant in variants {
         let steps = variant.steps().round() as usize;
         let mut best = f64::INFINITY;
         let mut stopped = None;

@@ -4,6 +4,7 @@ use anyhow::Context;
 use passivity_lab::figures::connections;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
 use passivity_lab::figures::cost_table::{from_csv, slope_table};
+use passivity_lab::input::{read_text, InputKind};
 use passivity_lab::io::{check_output_folder, create_output_folder};
 use passivity_lab::plot::figure::write_figure;
 use std::path::{Path, PathBuf};
@@ -59,8 +60,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Which::CostCurves { csv, out } => {
             // The folder is checked before any work.
             check_output_folder(&out).map_err(|e| anyhow::anyhow!("--out {e}"))?;
-            let text = std::fs::read_to_string(&csv)
-                .with_context(|| format!("--csv {}: cannot read the table", csv.display()))?;
+            let text =
+                read_text(&csv, InputKind::CostTable).map_err(|e| anyhow::anyhow!("--csv {e}"))?;
             let rows = from_csv(&text, &csv)?;
             anyhow::ensure!(!rows.is_empty(), "--csv {}: no rows", csv.display());
             let folder = create_folder(&out)?;

@@ -12,7 +12,7 @@ use anyhow::Context;
 use passivity_lab::scenario::{format_duration, Scenario};
 use passivity_lab::sweep::{
     read_rows, with_parameters, RowStream, RowStreamError, Selection, SweepPlan, SweepRow,
-    SweepSpec, DEFAULT_METRICS, ROW_STREAM,
+    SweepSpec, DEFAULT_METRICS, MAX_SWEEP_RUNS, ROW_STREAM,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -135,7 +135,9 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let spec = spec(&args)?;
     let scenario = load_scenario(Some(&path), args.strict)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if spec.len() >= LOUD_PLAN_POINTS {
+    // (Not for a sweep the plan refuses for its size: a saturated count
+    // was announced as 18446744073709551615 points to check.)
+    if (LOUD_PLAN_POINTS..=MAX_SWEEP_RUNS).contains(&spec.len()) {
         // Checking takes about 0.8 ms per point in a debug build: say so
         // before a silent minute.
         eprintln!(

@@ -30,6 +30,15 @@ pub struct CostRow {
     pub pinocchio_us: Option<f64>,
 }
 
+/// The times a row may hold, in microseconds per call: a nanosecond to a
+/// quarter of an hour. Outside them the figure's logarithmic axes would
+/// span hundreds of decades (plotters then lays out key points without end).
+pub const TIME_RANGE_US: (f64, f64) = (1e-3, 1e9);
+
+/// The largest count of bodies, speeds or depth a row may hold (the
+/// generated models have at most 512 joints).
+pub const MAX_COUNT: usize = 1_000_000;
+
 /// A line of the CSV that could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: line {line}: {problem}")]
@@ -87,15 +96,25 @@ pub fn from_csv(text: &str, path: &Path) -> Result<Vec<CostRow>, CostTableError>
         if f.len() != 9 {
             return Err(error(n, format!("{} fields, expected 9", f.len())));
         }
-        let count = |k: usize, name: &str| {
-            f[k].parse::<usize>()
-                .map_err(|_| error(n, format!("{name} '{}' is not a whole number", f[k])))
-        };
-        let time = |k: usize, name: &str| match f[k].parse::<f64>() {
-            Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        let count = |k: usize, name: &str| match f[k].parse::<usize>() {
+            Ok(x) if (1..=MAX_COUNT).contains(&x) => Ok(x),
             _ => Err(error(
                 n,
-                format!("{name} '{}' is not a positive number", f[k]),
+                format!(
+                    "{name} '{}' is not a whole number from 1 to {MAX_COUNT}",
+                    f[k]
+                ),
+            )),
+        };
+        let (shortest, longest) = TIME_RANGE_US;
+        let time = |k: usize, name: &str| match f[k].parse::<f64>() {
+            Ok(x) if (shortest..=longest).contains(&x) => Ok(x),
+            _ => Err(error(
+                n,
+                format!(
+                    "{name} '{}' is not a time from {shortest:e} to {longest:e} microseconds",
+                    f[k]
+                ),
             )),
         };
         rows.push(CostRow {

@@ -274,8 +274,9 @@ impl SweepPlan {
             return Err(invalid(
                 &keys.join(", "),
                 format!(
-                    "the sweep has {} points x {per_point} variants = {runs_wanted} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every point is checked before the first run starts and every row (about 6 kB with its summary) is kept until the table is written; sweep fewer points, or split the sweep into separate ones",
-                    spec.len(),
+                    "the sweep has {} points x {per_point} variants = {} runs, more than the {MAX_SWEEP_RUNS} a sweep may hold: every point is checked before the first run starts and every row (about 6 kB with its summary) is kept until the table is written; sweep fewer points, or split the sweep into separate ones",
+                    counted(spec.len()),
+                    counted(runs_wanted),
                 ),
             ));
         }
@@ -552,6 +553,17 @@ impl SweepPlan {
             .warnings
             .extend(failures.into_inner().unwrap_or_else(|e| e.into_inner()));
         table
+    }
+}
+
+/// A count of points or runs as a sentence may give it: the count, or
+/// "more than 1.8e19" where it saturated (five grids of 60,000 values
+/// were said to hold 18446744073709551615 points).
+fn counted(n: usize) -> String {
+    if n == usize::MAX {
+        format!("more than {:.1e}", usize::MAX as f64)
+    } else {
+        n.to_string()
     }
 }
 

@@ -80,6 +80,34 @@ fn a_duration_past_the_ceiling_is_refused_naming_allow_long() {
     );
 }
 
+/// Third probe: `bench --scenario` stepped the same scenario (1e12 steps)
+/// silently until killed, and `--repeats` multiplied any scenario without
+/// bound; the ceiling of `run` now holds for all its repeats together.
+#[test]
+fn bench_refuses_a_scenario_past_the_ceiling_with_its_repeats() {
+    let scenario = repo_path("tests/fixtures/fuzz/duration_past_ceiling.toml");
+    let args = ["bench", "--scenario", scenario.to_str().unwrap()];
+    let (code, err) = refused(&run_within(60.0, &args));
+    assert_eq!(code, 1, "{err}");
+    for needle in BEYOND_CEILING {
+        assert!(err.contains(needle), "no {needle:?} in {err}");
+    }
+    let point_mass = repo_path("scenarios/point_mass_torsion.toml");
+    let args = [
+        "bench",
+        "--scenario",
+        point_mass.to_str().unwrap(),
+        "--repeats",
+        "1000000",
+    ];
+    let (code, err) = refused(&run_within(60.0, &args));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("over 2000000 runs") && err.contains("--allow-long"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_step_past_2_53_steps_is_refused_even_when_allowed_long() {
     check("step_past_2_53.toml", &[], Expect::Refused(UNCOUNTABLE));

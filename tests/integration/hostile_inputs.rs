@@ -607,6 +607,118 @@ fn figure_and_bench_refuse_the_root_and_the_current_directory_as_out() {
     assert!(!repo_path("connections.png").exists());
 }
 
+/// Third probe: `figure cost-curves --csv` read a device to the end (14 GB
+/// of /dev/zero in 10 s) and drew rows whose times or counts spanned
+/// hundreds of decades (1e308, 1e-308, zero bodies) without end. The table
+/// is read as every input (a regular file, up to its limit), and its
+/// numbers must lie in ranges a measurement can have.
+#[test]
+fn cost_curves_refuse_devices_and_numbers_no_measurement_has() {
+    use passivity_lab::figures::cost_table::{from_csv, HEADER};
+    let dir = scratch("cost-table");
+    let out = dir.join("figure");
+    let (code, err) = refused(&run(&[
+        "figure",
+        "cost-curves",
+        "--csv",
+        "/dev/zero",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(code != 0 && err.contains("not a regular file"), "{err}");
+    let table = |rows: &str| format!("{HEADER}\n{rows}\n");
+    for (row, problem) in [
+        (
+            "s2,serial,fixed,0,2,2,rnea,1,",
+            "bodies '0' is not a whole number from 1",
+        ),
+        (
+            "s2,serial,fixed,2,0,2,rnea,1,",
+            "nv '0' is not a whole number from 1",
+        ),
+        (
+            "s2,serial,fixed,2,2,2,rnea,1e308,",
+            "us_per_call '1e308' is not a time",
+        ),
+        (
+            "s2,serial,fixed,2,2,2,rnea,1e-308,",
+            "us_per_call '1e-308' is not a time",
+        ),
+        (
+            "s2,serial,fixed,2,2,2,rnea,1,5e-324",
+            "pinocchio_us '5e-324' is not a time",
+        ),
+        (
+            "s2,serial,fixed,2,2,2,rnea,NaN,",
+            "us_per_call 'NaN' is not a time",
+        ),
+    ] {
+        let err = from_csv(&table(row), Path::new("t.csv"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(problem), "{row}: {err}");
+    }
+    // The extremes of the ranges draw (in well under a second).
+    let csv = dir.join("edge.csv");
+    std::fs::write(
+        &csv,
+        table("s1,serial,fixed,1,1,1,rnea,1e-3,1e9\ns9,serial,fixed,1000000,1000000,1000000,rnea,1e9,1e-3"),
+    )
+    .unwrap();
+    let drawn = run(&[
+        "figure",
+        "cost-curves",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
+    assert!(out.join("cost.png").is_file() && out.join("cost.svg").is_file());
+}
+
+/// Third probe: a free joint's zero quaternion in `initial.q` was taken,
+/// and the run stopped at t = 0 on a NaN torque blamed on the controller
+/// (its summary claiming max_lyapunov 0). It is refused at load, at the
+/// line of `[initial]`'s q, not of the first `q` in the file
+/// (`[reference]`'s), where every error about `initial.q` pointed.
+#[test]
+fn a_zero_quaternion_is_refused_at_the_line_of_initial_q() {
+    use passivity_lab::scenario::Scenario;
+    let solo =
+        repo_path("assets/robots/example-robot-data/robots/solo_description/robots/solo12.urdf");
+    let legs = "0.1, 0.5, -1.0, -0.1, 0.5, -1.0, 0.1, -0.5, 1.0, -0.1, -0.5, 1.0";
+    let text = |quaternion: &str| {
+        format!(
+            "name = \"drop\"\n[robot]\nurdf = \"{}\"\nroot = \"free\"\n[controller]\nkind = \"pd_plus\"\nkp = 6.0\nkd = 0.25\n\
+             [reference]\nkind = \"hold\"\nq = [{legs}]\n[initial]\nq = [0.0, 0.0, 0.5, {quaternion}, {legs}]\n\
+             [simulation]\nplant = \"contact\"\nduration = 0.01\n",
+            solo.display()
+        )
+    };
+    let line_of_initial_q = |t: &str| t[..t.find("[initial]").unwrap()].matches('\n').count() + 2;
+    for quaternion in ["0.0, 0.0, 0.0, 0.0", "0.0, 0.0, 0.0, 1e-300"] {
+        let t = text(quaternion);
+        let err = Scenario::parse(&t, "drop.toml")
+            .and_then(|s| s.variants().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        let expected = format!(
+            "drop.toml:{}: initial.q: q[3..7], the quaternion (x, y, z, w) of free joint 'root_joint', has norm 0e0",
+            line_of_initial_q(&t)
+        );
+        assert!(err.starts_with(&expected), "{err}");
+    }
+    let t = text("0.05, 0.03, 0.0, 0.9983");
+    assert!(Scenario::parse(&t, "drop.toml")
+        .and_then(|s| s.variants())
+        .is_ok());
+}
+
 /// Issue 38 A: a figure is written as a pair, PNG and SVG, or not at all:
 /// a drawing that fails on the SVG back end leaves no PNG (nor temporary
 /// files) behind.

@@ -184,5 +184,8 @@ fn a_sweep_too_large_to_build_is_refused_with_its_size() {
             && err.contains(&passivity_lab::sweep::MAX_SWEEP_RUNS.to_string()),
         "{err}"
     );
+    // Third probe: a sweep refused for its size was first announced as
+    // points to check.
+    assert!(!err.contains("checking the sweep's"), "{err}");
     assert!(!out.exists(), "nothing is written");
 }

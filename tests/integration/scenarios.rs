@@ -198,6 +198,24 @@ fn nonsense_values_are_refused_with_the_key() {
     }
     let uneven = format!("{BASE}[simulation]\nduration = 1.0\nstep = 0.003\n");
     assert!(error_of(&uneven).contains("whole number of steps"));
+    // Third probe: a record period between steps was rounded to one in
+    // silence (step 0.004 s sampled every 0.012 s, not the default 0.01).
+    let between = format!("{BASE}[simulation]\nduration = 1.0\nstep = 0.004\n");
+    let err = error_of(&between);
+    assert!(
+        err.contains(
+            "simulation.record_period: must be a whole number of steps (0.01 s / 0.004 s = 2.5"
+        ),
+        "{err}"
+    );
+    // Third probe: a scale of 1e300 was taken (the step check then advised
+    // a step of 0 s).
+    let heavy = format!("{BASE}[estimate]\nscale = 1e300\n");
+    let err = error_of(&heavy);
+    assert!(
+        err.contains("bad.toml:12: estimate.scale: must be a positive number, at most 1e3"),
+        "{err}"
+    );
 }
 
 /// Sampled control records the torque it holds from t = 0.

@@ -401,7 +401,7 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
         (
             // A later point out of range: named with its point and values.
             &["--sample", "estimate.scale=normal(1,5)", "--samples", "50"],
-            "estimate.scale: must be a positive number (at point ",
+            "estimate.scale: must be a positive number, at most 1e3 (at point ",
         ),
         (&["--grid", "controller.kdd=1,2"], "controller.kdd"),
         (&["--grid", "nothing.here=1"], "nothing.here"),

@@ -13,13 +13,23 @@ mod stance;
 mod task;
 
 use crate::control::{ControlError, Controller, Reference, Task};
-use crate::model::Model;
+use crate::model::{Joint, Model};
 use crate::scenario::{PlantKind, Scenario, ScenarioError, Variant, VariantSpec};
 use crate::sim::{
     ContactPlant, ControlMode, Disturbance, RapierPlant, Simulation, Stepping, BLOW_UP,
 };
 use crate::spatial::RigidInertia;
 pub(crate) use model_cache::ModelCache;
+
+/// The largest `estimate.scale`: a model a thousand times heavier than
+/// the robot is no estimate (1e300 was taken, and the step check then
+/// advised a step of 0 s).
+pub const MAX_ESTIMATE_SCALE: f64 = 1e3;
+
+/// The smallest norm of a free joint's quaternion in `initial.q`: below
+/// it the numbers hold no rotation (the simulation normalizes every step;
+/// a zero quaternion cannot be).
+pub const MIN_QUATERNION_NORM: f64 = 1e-3;
 
 impl Scenario {
     /// Builds every variant's simulation around the loaded robot `nominal`.
@@ -109,7 +119,8 @@ impl Scenario {
     }
 
     /// The initial state `[initial]` (default: the neutral configuration at
-    /// rest), each number within the simulation's blow-up magnitude.
+    /// rest), each number within the simulation's blow-up magnitude, a free
+    /// joint's quaternion of norm at least [`MIN_QUATERNION_NORM`].
     fn initial_state(&self, nominal: &Model) -> Result<(Vec<f64>, Vec<f64>), ScenarioError> {
         let initial = &self.file.initial;
         // A state beyond the simulation's blow-up magnitude would stop the
@@ -126,6 +137,22 @@ impl Scenario {
             Some(_) => return Err(self.invalid("initial.q", numbers(nominal.nq))),
             None => nominal.neutral_configuration(),
         };
+        // A free joint's quaternion must be a rotation: a zero one made the
+        // first torque NaN, reported as a divergence at t = 0 elsewhere.
+        for body in nominal.bodies.iter().filter(|b| b.joint == Joint::Free) {
+            let at = body.q_index + 3;
+            let norm = q0[at..at + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm < MIN_QUATERNION_NORM {
+                return Err(self.invalid(
+                    "initial.q",
+                    format!(
+                        "q[{at}..{}], the quaternion (x, y, z, w) of free joint '{}', has norm {norm:e}: give a rotation, e.g. [0, 0, 0, 1]",
+                        at + 4,
+                        body.joint_name
+                    ),
+                ));
+            }
+        }
         let v0 = match (&initial.v, &initial.task_velocity) {
             (Some(_), Some(_)) => {
                 return Err(self.invalid(
@@ -211,6 +238,18 @@ impl Scenario {
                 ),
             ));
         }
+        // Samples are taken at whole steps: any other period was silently
+        // rounded to one (step 0.004 s recorded every 0.012 s, not 0.01).
+        let per_sample = s.record_period / s.step;
+        if (per_sample - per_sample.round()).abs() > 1e-6 * per_sample.max(1.0) {
+            return Err(self.invalid(
+                "simulation.record_period",
+                format!(
+                    "must be a whole number of steps ({} s / {} s = {per_sample}; the period is 0.01 s unless given)",
+                    s.record_period, s.step
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -230,8 +269,11 @@ impl Scenario {
         } else {
             "estimate".into()
         };
-        if !(estimate_spec.scale.is_finite() && estimate_spec.scale > 0.0) {
-            return Err(self.invalid(&format!("{est_key}.scale"), "must be a positive number"));
+        if !(estimate_spec.scale > 0.0 && estimate_spec.scale <= MAX_ESTIMATE_SCALE) {
+            return Err(self.invalid(
+                &format!("{est_key}.scale"),
+                format!("must be a positive number, at most {MAX_ESTIMATE_SCALE:e}"),
+            ));
         }
         let mut estimate = nominal.clone();
         self.estimate_rotors(&mut estimate, estimate_spec.rotors, &est_key)?;
@@ -350,7 +392,8 @@ impl Scenario {
                 self.invalid("reference", format!("{e}{note}"))
             }
             ControlError::Task(_) => self.invalid("task", e.to_string()),
-            ControlError::Stance(_) => self.invalid("stance", e.to_string()),
+            // The key names the stance already ("stance: the stance: ..." said it twice).
+            ControlError::Stance(message) => self.invalid("stance", message),
             ControlError::Size { .. } => {
                 self.invalid(&ctrl_key, format!("{e}{}", coupled_note(nominal)))
             }

@@ -140,17 +140,20 @@ impl Scenario {
     pub(crate) fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
         let last = key.rsplit('.').next().unwrap_or(key);
         let last = last.split('[').next().unwrap_or(last);
-        let line = self.variant_key_line(key).unwrap_or_else(|| {
-            self.text
-                .lines()
-                .position(|l| {
-                    let l = l.trim_start();
-                    l.starts_with(&format!("{last} "))
-                        || l.starts_with(&format!("{last}="))
-                        || l.starts_with(&format!("[{last}]"))
-                })
-                .map_or(1, |i| i + 1)
-        });
+        let line = self
+            .spanned_key_line(key)
+            .or_else(|| self.variant_key_line(key))
+            .unwrap_or_else(|| {
+                self.text
+                    .lines()
+                    .position(|l| {
+                        let l = l.trim_start();
+                        l.starts_with(&format!("{last} "))
+                            || l.starts_with(&format!("{last}="))
+                            || l.starts_with(&format!("[{last}]"))
+                    })
+                    .map_or(1, |i| i + 1)
+            });
         ScenarioError::Invalid {
             file: self.path.clone(),
             line,
@@ -244,6 +247,39 @@ impl Scenario {
     /// (`variants[i].factorization.triples`): the line in that table that
     /// assigns the deepest of its parts (`triples`, else `factorization`),
     /// else the table's header; None for keys outside the variants.
+    /// The 1-based line where the text gives `key` (a dotted path whose
+    /// parts may carry an index, `variants[2].controller.kd`), from the
+    /// parser's spans: a key in a table header, a dotted key or an inline
+    /// table alike. When the text stops short of the whole path (a default
+    /// left unwritten), the line of the deepest part it gives; None when it
+    /// gives not even the first.
+    fn spanned_key_line(&self, key: &str) -> Option<usize> {
+        let root = toml::de::DeTable::parse(&self.text).ok()?;
+        let mut value = toml::de::DeValue::Table(root.into_inner());
+        let mut found = None;
+        for part in key.split('.') {
+            let (name, index) = match part.split_once('[') {
+                Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+                None => (part, None),
+            };
+            let Some(mut next) = value.get(name) else {
+                break;
+            };
+            if let Some(i) = index {
+                match next.get_ref().get(i) {
+                    Some(element) => next = element,
+                    None => {
+                        found = Some(next.span().start);
+                        break;
+                    }
+                }
+            }
+            found = Some(next.span().start);
+            value = next.get_ref().clone();
+        }
+        found.map(|at| self.text[..at].matches('\n').count() + 1)
+    }
+
     fn variant_key_line(&self, key: &str) -> Option<usize> {
         let rest = key.strip_prefix("variants[")?;
         let (i, rest) = rest.split_once(']')?;

@@ -268,11 +268,31 @@ impl Default for EstimateSpec {
 }
 
 /// A gain: one number for every joint, or one per joint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Gain {
     All(f64),
     Each(Vec<f64>),
+}
+
+/// Read as an untagged enum, whose error ("data did not match any variant
+/// of untagged enum Gain") named Rust's type, not what to write.
+impl<'de> Deserialize<'de> for Gain {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            All(f64),
+            Each(Vec<f64>),
+        }
+        match Written::deserialize(deserializer) {
+            Ok(Written::All(x)) => Ok(Gain::All(x)),
+            Ok(Written::Each(v)) => Ok(Gain::Each(v)),
+            Err(_) => Err(serde::de::Error::custom(
+                "a gain is a number or a list of numbers, one per joint",
+            )),
+        }
+    }
 }
 
 impl Gain {

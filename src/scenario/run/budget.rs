@@ -246,7 +246,7 @@ impl Scenario {
         Err(self.invalid(
             "simulation",
             format!(
-                "the run needs {} (longest run: duration {duration} s, step {step} s, record_period {record_period} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with `passivity-lab run --allow-long` (or `sweep --allow-long`)",
+                "the run needs {} (longest run: duration {duration} s, step {step} s, record_period {record_period} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with --allow-long (`run`, `sweep` and `bench --scenario` take it)",
                 estimate.describe(),
                 count(MAX_STEPS),
                 bytes(MAX_MEMORY_BYTES),

@@ -141,12 +141,25 @@ fn csv(result: &VariantResult) -> String {
     out
 }
 
+/// The largest of `values` (0 for none), or NaN (null in the JSON) when
+/// one is NaN: `f64::max` would pass over it and report the largest of the
+/// rest (a run that diverged at its first sample said max_lyapunov 0).
+fn largest(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |most, x| {
+        if most.is_nan() || x.is_nan() {
+            f64::NAN
+        } else {
+            most.max(x)
+        }
+    })
+}
+
 /// The summary of one variant (metrics over its recorded samples).
 pub fn summary(result: &VariantResult) -> serde_json::Value {
     let s = &result.samples;
     let n = s.len().max(1) as f64;
     let last = s.last();
-    let fold_max = |f: &dyn Fn(&crate::sim::Sample) -> f64| s.iter().map(f).fold(0.0f64, f64::max);
+    let fold_max = |f: &dyn Fn(&crate::sim::Sample) -> f64| largest(s.iter().map(f));
     json!({
         "completed": result.divergence.is_none() && !result.interrupted,
         "interrupted": result.interrupted,
@@ -410,4 +423,18 @@ pub fn write_results(
         write_torque_spectrum(dir, &spectra)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest;
+
+    #[test]
+    fn largest_passes_a_nan_on_instead_of_over() {
+        assert_eq!(largest([1.0, 3.0, 2.0].into_iter()), 3.0);
+        assert_eq!(largest(std::iter::empty()), 0.0);
+        assert!(largest([f64::NAN].into_iter()).is_nan());
+        assert!(largest([1.0, f64::NAN, 2.0].into_iter()).is_nan());
+        assert_eq!(largest([f64::INFINITY, 1.0].into_iter()), f64::INFINITY);
+    }
 }

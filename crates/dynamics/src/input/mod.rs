@@ -24,6 +24,9 @@ pub enum InputKind {
     EvalStates,
     /// A mesh referenced by a URDF (STL, COLLADA, OBJ and its materials): 256 MiB.
     Mesh,
+    /// A table of measured costs (`cost.csv` of `bench --scaling`): 16 MiB,
+    /// a thousand times the largest the command writes.
+    CostTable,
 }
 
 impl InputKind {
@@ -34,6 +37,7 @@ impl InputKind {
             InputKind::Scenario => MIB,
             InputKind::EvalStates => 256 * MIB,
             InputKind::Mesh => 256 * MIB,
+            InputKind::CostTable => 16 * MIB,
         }
     }
 
@@ -43,6 +47,7 @@ impl InputKind {
             InputKind::Scenario => "a scenario",
             InputKind::EvalStates => "an eval input",
             InputKind::Mesh => "a mesh",
+            InputKind::CostTable => "a cost table",
         }
     }
 }

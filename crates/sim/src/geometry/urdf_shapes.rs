@@ -76,7 +76,12 @@ pub fn urdf_shapes(
                 urdf_rs::Geometry::Sphere { radius } => Shape::Sphere { radius: *radius },
                 urdf_rs::Geometry::Mesh { filename, scale } => {
                     let found = resolve_mesh_path(filename, urdf)
-                        .ok_or_else(|| format!("{}: mesh not found: {filename}", link.name))
+                        .ok_or_else(|| {
+                            format!(
+                                "{}: mesh not found (as a regular file): {filename}",
+                                link.name
+                            )
+                        })
                         .and_then(|p| cache.get(&p).map(|data| (p, data)));
                     match found {
                         Ok((path, data)) => Shape::Mesh {
