@@ -753,6 +753,83 @@ fn zero_axis() {
     );
 }
 
+/// Third probe: a joint at 1e300 m, a link of 1e300 kg and a mimic
+/// multiplier of 1e300 loaded (then H was singular, blamed on a massless
+/// body, or V was NaN at t = 0); each is refused naming the element and the
+/// number, while the largest values allowed load.
+#[test]
+fn urdf_numbers_beyond_any_robot_are_refused_naming_the_element() {
+    use passivity_lab::model::UrdfOptions;
+    let unit = ["0.1", "0", "0", "0.1", "0", "0.1"];
+    let cases = [
+        (
+            robot(&[
+                link("a"),
+                link("b"),
+                full_joint("j", "revolute", "a", "b", "1e300 0 0.2", "0 0 0", "0 0 1"),
+            ]),
+            "joint 'j': origin xyz must be at most 1e4 in magnitude",
+        ),
+        (
+            robot(&[
+                link("a"),
+                inertial_link("b", "0 0 2e4", "1", unit),
+                joint("j", "revolute", "a", "b"),
+            ]),
+            "link 'b': inertial origin xyz must be at most 1e4 in magnitude",
+        ),
+        (
+            robot(&[
+                link("a"),
+                inertial_link("b", "0 0 0", "1e300", unit),
+                joint("j", "revolute", "a", "b"),
+            ]),
+            "link 'b': mass must be at most 1e8 in magnitude",
+        ),
+        (
+            robot(&[
+                link("a"),
+                inertial_link("b", "0 0 0", "1", ["1e9", "0", "0", "1e9", "0", "1e9"]),
+                joint("j", "revolute", "a", "b"),
+            ]),
+            "link 'b': inertia must be at most 1e8 in magnitude",
+        ),
+    ];
+    for (text, expected) in cases {
+        let (_, msg) = load_err(&text);
+        assert!(msg.contains(expected), "{msg}");
+    }
+    let largest = robot(&[
+        link("a"),
+        inertial_link("b", "0 0 1e4", "1e8", ["1e8", "0", "0", "1e8", "0", "1e8"]),
+        full_joint("j", "revolute", "a", "b", "1e4 -1e4 0", "0 0 0", "0 0 1"),
+    ]);
+    Model::from_urdf_str(&largest, FILE, RootJoint::Fixed).unwrap();
+    let mimic = |multiplier: &str| {
+        robot(&[
+            link("a"),
+            link("b"),
+            link("c"),
+            joint("j1", "revolute", "a", "b"),
+            joint("j2", "revolute", "b", "c").replace(
+                "</joint>",
+                &format!(r#"<mimic joint="j1" multiplier="{multiplier}"/></joint>"#),
+            ),
+        ])
+    };
+    let options = UrdfOptions {
+        mimic: true,
+        ..RootJoint::Fixed.into()
+    };
+    let err = Model::from_urdf_str(&mimic("1e300"), FILE, options.clone()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("joint 'j2': mimic multiplier must be at most 1e4 in magnitude"),
+        "{err}"
+    );
+    Model::from_urdf_str(&mimic("-1e4"), FILE, options).unwrap();
+}
+
 #[test]
 fn huge_axis_is_normalized() {
     // Finite components whose squared norm overflows to infinity must still

@@ -106,6 +106,22 @@ pub enum ModelError {
         /// Which value (`"origin xyz"`, `"axis xyz"`, `"mass"`, `"inertia"`, ...).
         field: &'static str,
     },
+    /// A number in the description beyond what any robot has (a joint at
+    /// 1e300 m loaded, then made H singular).
+    #[error("{file}: {element} '{name}': {field} must be at most {limit:e} in magnitude")]
+    OutOfRange {
+        /// The description file.
+        file: PathBuf,
+        /// `"link"` or `"joint"`.
+        element: &'static str,
+        /// The element's name.
+        name: String,
+        /// Which value (`"origin xyz"`, `"inertial origin xyz"`, `"mass"`,
+        /// `"inertia"`).
+        field: &'static str,
+        /// The largest magnitude allowed.
+        limit: f64,
+    },
     /// A link with a negative mass.
     #[error("{file}: link '{link}': negative mass {mass}")]
     NegativeMass {

@@ -73,7 +73,22 @@ pub enum MimicError {
         /// `"multiplier"` or `"offset"`.
         field: &'static str,
     },
+    /// The multiplier or offset is beyond [`MAX_MIMIC_MAGNITUDE`].
+    #[error("{file}: joint '{joint}': mimic {field} must be at most {MAX_MIMIC_MAGNITUDE:e} in magnitude")]
+    OutOfRange {
+        /// The description file.
+        file: PathBuf,
+        /// The mimicking joint.
+        joint: String,
+        /// `"multiplier"` or `"offset"`.
+        field: &'static str,
+    },
 }
+
+/// The largest mimic multiplier or offset, as the rotors' gear ratios:
+/// real gear trains are below 1e3 (a multiplier of 1e300 loaded and made
+/// the storage V NaN at t = 0).
+pub const MAX_MIMIC_MAGNITUDE: f64 = 1e4;
 
 /// One mimic relation resolved to its primary (independent) joint:
 /// q_joint = multiplier q_primary + offset.
@@ -298,6 +313,13 @@ fn resolve(
         for (field, x) in [("multiplier", multiplier), ("offset", offset)] {
             if !x.is_finite() {
                 return Err(err(MimicError::NonFinite {
+                    file: file_buf(),
+                    joint: j.name.clone(),
+                    field,
+                }));
+            }
+            if x.abs() > MAX_MIMIC_MAGNITUDE {
+                return Err(err(MimicError::OutOfRange {
                     file: file_buf(),
                     joint: j.name.clone(),
                     field,

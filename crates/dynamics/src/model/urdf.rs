@@ -104,6 +104,7 @@ impl Model {
     /// [`ModelError::MissingLink`], [`ModelError::TwoParents`],
     /// [`ModelError::Loop`], [`ModelError::NotOneRoot`],
     /// [`ModelError::DuplicateName`], [`ModelError::NonFinite`],
+    /// [`ModelError::OutOfRange`],
     /// [`ModelError::NegativeMass`], [`ModelError::ZeroAxis`] or
     /// [`ModelError::NoMovingBody`] when the description is not a supported
     /// tree of finite, non-degenerate data; [`ModelError::InvalidInertia`] when a
@@ -214,6 +215,21 @@ struct Builder<'a> {
 
 fn finite(v: &[f64]) -> bool {
     v.iter().all(|x| x.is_finite())
+}
+
+/// The largest origin offset of a joint or a link's centre of mass, m: 10
+/// km, as the robot's collision shapes (a joint at 1e300 m loaded and made
+/// H singular, blamed on a massless body).
+pub const MAX_URDF_OFFSET: f64 = 1e4;
+
+/// The largest mass (kg) or inertia entry (kg m^2) of a URDF, as the
+/// payloads and built-in systems allow (an axis is only a direction: any
+/// finite one is normalized).
+pub const MAX_URDF_MAGNITUDE: f64 = 1e8;
+
+/// Whether every entry of `v` is at most `limit` in magnitude.
+fn within(v: &[f64], limit: f64) -> bool {
+    v.iter().all(|x| x.abs() <= limit)
 }
 
 fn pose_transform(p: &urdf_rs::Pose) -> Transform {
@@ -437,6 +453,16 @@ impl Builder<'_> {
         if !finite(&j.origin.rpy.0) {
             return Err(non_finite("origin rpy"));
         }
+        let out_of_range = |field, limit| ModelError::OutOfRange {
+            file: file.clone(),
+            element: "joint",
+            name: j.name.clone(),
+            field,
+            limit,
+        };
+        if !within(&j.origin.xyz.0, MAX_URDF_OFFSET) {
+            return Err(out_of_range("origin xyz", MAX_URDF_OFFSET));
+        }
         let l = &j.limit;
         // Infinite limits mean "none" (URDF 1.2); NaN is never meaningful.
         if [l.lower, l.upper, l.effort, l.velocity]
@@ -478,8 +504,25 @@ impl Builder<'_> {
             return Err(non_finite("mass"));
         }
         let i = &inr.inertia;
-        if !finite(&[i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz]) {
+        let inertia = [i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz];
+        if !finite(&inertia) {
             return Err(non_finite("inertia"));
+        }
+        let out_of_range = |field, limit| ModelError::OutOfRange {
+            file: file.clone(),
+            element: "link",
+            name: l.name.clone(),
+            field,
+            limit,
+        };
+        if !within(&inr.origin.xyz.0, MAX_URDF_OFFSET) {
+            return Err(out_of_range("inertial origin xyz", MAX_URDF_OFFSET));
+        }
+        if !within(&[inr.mass.value], MAX_URDF_MAGNITUDE) {
+            return Err(out_of_range("mass", MAX_URDF_MAGNITUDE));
+        }
+        if !within(&inertia, MAX_URDF_MAGNITUDE) {
+            return Err(out_of_range("inertia", MAX_URDF_MAGNITUDE));
         }
         if inr.mass.value < 0.0 {
             return Err(ModelError::NegativeMass {
