@@ -821,7 +821,7 @@ fn urdf_numbers_beyond_any_robot_are_refused_naming_the_element() {
         mimic: true,
         ..RootJoint::Fixed.into()
     };
-    let err = Model::from_urdf_str(&mimic("1e300"), FILE, options.clone()).unwrap_err();
+    let err = Model::from_urdf_str(&mimic("1e300"), FILE, options).unwrap_err();
     assert!(
         err.to_string()
             .contains("joint 'j2': mimic multiplier must be at most 1e4 in magnitude"),
