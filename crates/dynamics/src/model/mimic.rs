@@ -73,7 +73,7 @@ pub enum MimicError {
         /// `"multiplier"` or `"offset"`.
         field: &'static str,
     },
-    /// The multiplier or offset is beyond [`MAX_MIMIC_MAGNITUDE`].
+    /// The multiplier or offset is beyond 1e4 in magnitude (`MAX_MIMIC_MAGNITUDE`).
     #[error("{file}: joint '{joint}': mimic {field} must be at most {MAX_MIMIC_MAGNITUDE:e} in magnitude")]
     OutOfRange {
         /// The description file.
@@ -88,7 +88,7 @@ pub enum MimicError {
 /// The largest mimic multiplier or offset, as the rotors' gear ratios:
 /// real gear trains are below 1e3 (a multiplier of 1e300 loaded and made
 /// the storage V NaN at t = 0).
-pub const MAX_MIMIC_MAGNITUDE: f64 = 1e4;
+const MAX_MIMIC_MAGNITUDE: f64 = 1e4;
 
 /// One mimic relation resolved to its primary (independent) joint:
 /// q_joint = multiplier q_primary + offset.

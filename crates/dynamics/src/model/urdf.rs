@@ -220,12 +220,12 @@ fn finite(v: &[f64]) -> bool {
 /// The largest origin offset of a joint or a link's centre of mass, m: 10
 /// km, as the robot's collision shapes (a joint at 1e300 m loaded and made
 /// H singular, blamed on a massless body).
-pub const MAX_URDF_OFFSET: f64 = 1e4;
+const MAX_URDF_OFFSET: f64 = 1e4;
 
 /// The largest mass (kg) or inertia entry (kg m^2) of a URDF, as the
 /// payloads and built-in systems allow (an axis is only a direction: any
 /// finite one is normalized).
-pub const MAX_URDF_MAGNITUDE: f64 = 1e8;
+const MAX_URDF_MAGNITUDE: f64 = 1e8;
 
 /// Whether every entry of `v` is at most `limit` in magnitude.
 fn within(v: &[f64], limit: f64) -> bool {
