@@ -225,30 +225,29 @@ impl Scenario {
         })
     }
 
-    /// Refuses a duration that is not a whole number of steps.
+    /// Refuses a duration, or a record period, that is not a whole number
+    /// of steps. Samples are taken at whole steps: a period between them
+    /// was rounded to one in silence (step 0.004 s recorded every 0.012 s).
     fn check_whole_steps(&self) -> Result<(), ScenarioError> {
         let s = &self.file.simulation;
-        let steps = s.duration / s.step;
-        if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
-            return Err(self.invalid(
-                "simulation.duration",
-                format!(
-                    "must be a whole number of steps ({} s / {} s = {steps})",
-                    s.duration, s.step
-                ),
-            ));
-        }
-        // Samples are taken at whole steps: any other period was silently
-        // rounded to one (step 0.004 s recorded every 0.012 s, not 0.01).
-        let per_sample = s.record_period / s.step;
-        if (per_sample - per_sample.round()).abs() > 1e-6 * per_sample.max(1.0) {
-            return Err(self.invalid(
+        for (key, seconds, default) in [
+            ("simulation.duration", s.duration, ""),
+            (
                 "simulation.record_period",
-                format!(
-                    "must be a whole number of steps ({} s / {} s = {per_sample}; the period is 0.01 s unless given)",
-                    s.record_period, s.step
-                ),
-            ));
+                s.record_period,
+                "; the period is 0.01 s unless given",
+            ),
+        ] {
+            let steps = seconds / s.step;
+            if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
+                return Err(self.invalid(
+                    key,
+                    format!(
+                        "must be a whole number of steps ({seconds} s / {} s = {steps}{default})",
+                        s.step
+                    ),
+                ));
+            }
         }
         Ok(())
     }
