@@ -140,20 +140,19 @@ impl Scenario {
     pub(crate) fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
         let last = key.rsplit('.').next().unwrap_or(key);
         let last = last.split('[').next().unwrap_or(last);
-        let line = self
-            .spanned_key_line(key)
-            .or_else(|| self.variant_key_line(key))
-            .unwrap_or_else(|| {
-                self.text
-                    .lines()
-                    .position(|l| {
-                        let l = l.trim_start();
-                        l.starts_with(&format!("{last} "))
-                            || l.starts_with(&format!("{last}="))
-                            || l.starts_with(&format!("[{last}]"))
-                    })
-                    .map_or(1, |i| i + 1)
-            });
+        // The text's spans, else (a key whose first part the text does not
+        // give) the first line assigning its last part.
+        let line = self.spanned_key_line(key).unwrap_or_else(|| {
+            self.text
+                .lines()
+                .position(|l| {
+                    let l = l.trim_start();
+                    l.starts_with(&format!("{last} "))
+                        || l.starts_with(&format!("{last}="))
+                        || l.starts_with(&format!("[{last}]"))
+                })
+                .map_or(1, |i| i + 1)
+        });
         ScenarioError::Invalid {
             file: self.path.clone(),
             line,
@@ -243,10 +242,6 @@ impl Scenario {
         Ok(())
     }
 
-    /// The 1-based line of a key of the `i`-th `[[variants]]` table
-    /// (`variants[i].factorization.triples`): the line in that table that
-    /// assigns the deepest of its parts (`triples`, else `factorization`),
-    /// else the table's header; None for keys outside the variants.
     /// The 1-based line where the text gives `key` (a dotted path whose
     /// parts may carry an index, `variants[2].controller.kd`), from the
     /// parser's spans: a key in a table header, a dotted key or an inline
@@ -278,44 +273,6 @@ impl Scenario {
             value = next.get_ref().clone();
         }
         found.map(|at| self.text[..at].matches('\n').count() + 1)
-    }
-
-    fn variant_key_line(&self, key: &str) -> Option<usize> {
-        let rest = key.strip_prefix("variants[")?;
-        let (i, rest) = rest.split_once(']')?;
-        let i: usize = i.parse().ok()?;
-        let lines: Vec<&str> = self.text.lines().collect();
-        let is_header = |l: &&str| l.trim_start().starts_with("[[variants]]");
-        let header = lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| is_header(l))
-            .nth(i)?
-            .0;
-        let table: Vec<&str> = lines[header + 1..]
-            .iter()
-            .take_while(|l| !is_header(l))
-            .copied()
-            .collect();
-        let parts: Vec<&str> = rest
-            .trim_start_matches('.')
-            .split('.')
-            .map(|p| p.split('[').next().unwrap_or(p))
-            .filter(|p| !p.is_empty())
-            .collect();
-        parts
-            .iter()
-            .rev()
-            .find_map(|part| {
-                table.iter().position(|l| {
-                    let l = l.trim_start();
-                    l.starts_with(&format!("{part} "))
-                        || l.starts_with(&format!("{part}="))
-                        || l.starts_with(&format!("[variants.{part}]"))
-                })
-            })
-            .map(|p| header + 2 + p)
-            .or(Some(header + 1))
     }
 
     /// The 1-based line of the `name` key of the `i`-th `[[variants]]` table.
