@@ -68,3 +68,72 @@ fn run_warns_before_it_starts_and_strict_refuses() {
     assert!(err.contains("refused by --strict"), "{err}");
     assert!(!strict.exists(), "refused, nothing written");
 }
+
+/// The planar arm under moderate PD+ gains following a target dragged
+/// with `bandwidth` rad/s, at the default step of 1 ms.
+fn dragged_reference(bandwidth: f64) -> String {
+    format!(
+        "name = \"dragged\"\n[robot]\nbuiltin = \"planar_two_link_arm\"\n[controller]\nkind = \"pd_plus\"\nkp = 100.0\nkd = 20.0\n\
+         [reference]\nkind = \"dragged\"\nbefore = {{ kind = \"hold\", q = [0.0, 0.0] }}\nbandwidth = {bandwidth}\n\
+         steps = [{{ time = 0.01, value = [0.5, 0.0] }}]\n[simulation]\nduration = 0.02\n"
+    )
+}
+
+#[test]
+fn a_dragged_reference_faster_than_the_step_is_named_and_strict_refuses() {
+    let dir = Scratch::new("step_stability", "dragged");
+    let (fast, slow) = (dir.join("fast.toml"), dir.join("slow.toml"));
+    // 1e4 rad/s (within the documented (0, 1e4]) at 1 ms: the filter's
+    // transient is over in a tenth of a step.
+    std::fs::write(&fast, dragged_reference(1e4)).unwrap();
+    std::fs::write(&slow, dragged_reference(50.0)).unwrap();
+    let out = dir.join("out");
+    let o = common::run(&[
+        "run",
+        fast.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = common::stderr(&o);
+    let warning = err
+        .lines()
+        .position(|l| {
+            l.starts_with(
+                "warning: variant default: the dragged reference's filter bandwidth 10000 rad/s",
+            )
+        })
+        .unwrap_or_else(|| panic!("{err}"));
+    let started = err.lines().position(|l| l.starts_with("running ")).unwrap();
+    assert!(warning < started, "the warning comes first:\n{err}");
+    assert!(
+        err.contains(
+            "(bandwidth x step = 10.000, above 0.1); keep it at most 0.1 / step = 100.000 rad/s"
+        ),
+        "{err}"
+    );
+    let strict = dir.join("strict");
+    let err = run_fails(&[
+        "run",
+        fast.to_str().unwrap(),
+        "--strict",
+        "--out",
+        strict.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("refused by --strict") && err.contains("bandwidth"),
+        "{err}"
+    );
+    assert!(!strict.exists(), "refused, nothing written");
+    // A twentieth of the step's rate: no warning.
+    let o = common::run(&[
+        "run",
+        slow.to_str().unwrap(),
+        "--out",
+        dir.join("slow").to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && !common::stderr(&o).contains("warning"),
+        "{}",
+        common::stderr(&o)
+    );
+}

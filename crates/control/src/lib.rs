@@ -220,6 +220,16 @@ impl Controller {
         self.task.as_ref().map(|t| &t.task)
     }
 
+    /// The largest filter bandwidth of the joint and task references'
+    /// dragged targets, rad/s (`None` when neither is dragged).
+    pub fn dragged_bandwidth(&self) -> Option<f64> {
+        let task = self.task().and_then(|t| t.reference.dragged_bandwidth());
+        match (self.reference.dragged_bandwidth(), task) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Replaces the task's reference (a live target drag); no-op without a task.
     pub fn set_task_reference(&mut self, reference: TaskReference) {
         if let Some(t) = self.task.as_mut() {

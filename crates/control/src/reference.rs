@@ -76,6 +76,21 @@ impl Reference {
         }
     }
 
+    /// The largest filter bandwidth of a dragged reference, rad/s (its
+    /// nested `before`s included); `None` for a reference without a filter.
+    pub fn dragged_bandwidth(&self) -> Option<f64> {
+        match self {
+            Reference::Dragged {
+                before, bandwidth, ..
+            } => Some(
+                before
+                    .dragged_bandwidth()
+                    .map_or(*bandwidth, |b| b.max(*bandwidth)),
+            ),
+            _ => None,
+        }
+    }
+
     /// Whether the reference describes no joint.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

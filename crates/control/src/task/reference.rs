@@ -178,6 +178,21 @@ fn plane_basis(normal: &[f64; 3]) -> (Vec3, Vec3) {
 }
 
 impl TaskReference {
+    /// The largest filter bandwidth of a dragged reference, rad/s (its
+    /// nested `before`s included); `None` for a reference without a filter.
+    pub fn dragged_bandwidth(&self) -> Option<f64> {
+        match self {
+            TaskReference::Dragged {
+                before, bandwidth, ..
+            } => Some(
+                before
+                    .dragged_bandwidth()
+                    .map_or(*bandwidth, |b| b.max(*bandwidth)),
+            ),
+            _ => None,
+        }
+    }
+
     /// Checks the numbers; says what is wrong (the caller adds the key).
     pub fn validate(&self) -> Result<(), String> {
         // Every number finite and at most MAX_COEFFICIENT in magnitude, so
