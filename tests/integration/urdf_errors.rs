@@ -753,6 +753,33 @@ fn zero_axis() {
     );
 }
 
+/// Third probe: `<limit lower="3" upper="-3">` loaded, and every position
+/// of the joint was beyond both limits for the contact plant. Refused for
+/// revolute and prismatic joints, naming the joint and both numbers; a
+/// continuous joint's position limits are ignored, so it loads.
+#[test]
+fn inverted_limits() {
+    let inverted = |kind: &str| {
+        robot(&[link("a"), link("b"), joint("j_inv", kind, "a", "b")])
+            .replace(r#"lower="-1" upper="1""#, r#"lower="3" upper="-3""#)
+    };
+    for kind in ["revolute", "prismatic"] {
+        let (err, msg) = load_err(&inverted(kind));
+        assert!(
+            matches!(&err, ModelError::InvertedLimits { joint, lower, upper, .. }
+                if joint == "j_inv" && *lower == 3.0 && *upper == -3.0),
+            "{kind}: {err:?}"
+        );
+        assert_names(&msg, FILE, &["j_inv"]);
+        assert!(msg.contains("lower = 3 is above upper = -3"), "{msg}");
+    }
+    assert!(Model::from_urdf_str(&inverted("continuous"), FILE, RootJoint::Fixed).is_ok());
+    // Equal limits (a joint locked by its limits) load.
+    let locked = robot(&[link("a"), link("b"), joint("j", "revolute", "a", "b")])
+        .replace(r#"lower="-1" upper="1""#, r#"lower="0.5" upper="0.5""#);
+    assert!(Model::from_urdf_str(&locked, FILE, RootJoint::Fixed).is_ok());
+}
+
 /// Third probe: a joint at 1e300 m, a link of 1e300 kg and a mimic
 /// multiplier of 1e300 loaded (then H was singular, blamed on a massless
 /// body, or V was NaN at t = 0); each is refused naming the element and the

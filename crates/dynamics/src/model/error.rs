@@ -150,6 +150,19 @@ pub enum ModelError {
         /// The joint's name.
         joint: String,
     },
+    /// A revolute or prismatic joint whose lower position limit is above
+    /// its upper one.
+    #[error("{file}: joint '{joint}': limit lower = {lower} is above upper = {upper}")]
+    InvertedLimits {
+        /// The description file.
+        file: PathBuf,
+        /// The joint's name.
+        joint: String,
+        /// The `<limit lower>`.
+        lower: f64,
+        /// The `<limit upper>`.
+        upper: f64,
+    },
     /// The `<mimic>` tags could not be honoured (with [`super::UrdfOptions::mimic`]).
     #[error(transparent)]
     Mimic(#[from] super::MimicError),

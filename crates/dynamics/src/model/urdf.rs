@@ -105,7 +105,8 @@ impl Model {
     /// [`ModelError::Loop`], [`ModelError::NotOneRoot`],
     /// [`ModelError::DuplicateName`], [`ModelError::NonFinite`],
     /// [`ModelError::OutOfRange`],
-    /// [`ModelError::NegativeMass`], [`ModelError::ZeroAxis`] or
+    /// [`ModelError::NegativeMass`], [`ModelError::ZeroAxis`],
+    /// [`ModelError::InvertedLimits`] or
     /// [`ModelError::NoMovingBody`] when the description is not a supported
     /// tree of finite, non-degenerate data; [`ModelError::InvalidInertia`] when a
     /// body's inertia is not physical (beyond rounding, or at all when
@@ -470,6 +471,15 @@ impl Builder<'_> {
             .any(|x| x.is_nan())
         {
             return Err(non_finite("limit"));
+        }
+        // A continuous joint's position limits are ignored (joint_limits).
+        if matches!(j.joint_type, T::Revolute | T::Prismatic) && l.lower > l.upper {
+            return Err(ModelError::InvertedLimits {
+                file: file.clone(),
+                joint: j.name.clone(),
+                lower: l.lower,
+                upper: l.upper,
+            });
         }
         if j.joint_type != T::Fixed {
             if !finite(&j.axis.xyz.0) {
