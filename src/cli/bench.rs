@@ -47,7 +47,8 @@ pub struct Args {
     /// Calls per repetition for the O(N) algorithms (christoffel uses fewer).
     #[arg(long, default_value_t = 20000)]
     iterations: usize,
-    /// End frames for lambda_inv_*: the link frames of the first N leaf bodies.
+    /// End frames for lambda_inv_*: the link frames of the first N leaf
+    /// bodies (at least 1; all the model has when it has fewer).
     #[arg(long, default_value_t = 4)]
     end_frames: usize,
     /// Time only these algorithms (e.g. for a profiler); default all.
@@ -175,7 +176,7 @@ pub fn leaf_frames(model: &Model, n: usize) -> Vec<usize> {
     (0..model.nbodies())
         .filter(|&i| !model.bodies.iter().any(|b| b.parent == Some(i)))
         .filter_map(|i| link_frame(model, i))
-        .take(n.max(1))
+        .take(n)
         .collect()
 }
 
@@ -469,7 +470,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{}: --armature: {e}", model_path.display()))?;
     }
     check_names(&args.only, &ALGORITHMS)?;
+    anyhow::ensure!(args.end_frames >= 1, "--end-frames must be at least 1");
     let frames = leaf_frames(&model, args.end_frames);
+    if frames.len() < args.end_frames {
+        eprintln!(
+            "--end-frames {}: lambda_inv_* times the {} end frame(s) {} has (its leaf bodies with a link frame)",
+            args.end_frames,
+            frames.len(),
+            model_path.display()
+        );
+    }
     let mut bench = Bench::new(model, frames)?;
     let mut results = Vec::new();
     for name in ALGORITHMS

@@ -2,7 +2,9 @@
 
 use crate::common;
 
-use common::{eval_args, repo_path, run, run_fails, run_ok, text, REFERENCE_QUANTITIES, UR5};
+use common::{
+    eval_args, repo_path, run, run_fails, run_ok, stderr, text, REFERENCE_QUANTITIES, UR5,
+};
 use serde_json::{json, Value};
 use std::process::Command;
 
@@ -141,6 +143,40 @@ fn eval_errors_name_the_file_and_the_problem() {
         out.to_str().unwrap(),
     ));
     assert!(err.contains("bad.json") && err.contains("JSON"), "{err}");
+}
+
+/// Third probe's leftover: `--end-frames 0` was silently taken as 1, and a
+/// count above the model's leaves silently as their number.
+#[test]
+fn bench_end_frames_are_at_least_one_and_a_shortfall_is_said() {
+    let bench = |n: &str| {
+        let args = [
+            "bench",
+            "--model",
+            "benches/models/serial7.urdf",
+            "--only",
+            "lambda_inv_efpa",
+        ];
+        run([
+            &args[..],
+            &["--iterations", "50", "--json", "--end-frames", n],
+        ]
+        .concat()
+        .as_slice())
+    };
+    let zero = bench("0");
+    assert!(!zero.status.success());
+    assert!(
+        stderr(&zero).contains("--end-frames must be at least 1"),
+        "{}",
+        stderr(&zero)
+    );
+    let many = bench("1000000");
+    assert!(many.status.success(), "{}", stderr(&many));
+    let v: Value = serde_json::from_slice(&many.stdout).unwrap();
+    assert_eq!(v["end_frames"], 1, "serial7 has one leaf");
+    let said = "--end-frames 1000000: lambda_inv_* times the 1 end frame(s) benches/models/serial7.urdf has";
+    assert!(stderr(&many).contains(said), "{}", stderr(&many));
 }
 
 #[test]
