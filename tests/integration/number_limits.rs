@@ -138,6 +138,20 @@ fn huge_gains_and_builtin_numbers_are_refused_at_load_naming_the_key() {
         (arm("lengths = [1e300, 1.0]", pd, ""), vec!["robot.lengths", "1e4 m"]),
         (arm("lengths = [0.0, 1.0]", pd, ""), vec!["robot.lengths", "positive"]),
         (arm("gravity = [0.0, 0.0, -1e300]", pd, ""), vec!["robot.gravity", "1e4"]),
+        // Third probe's leftovers: taken, then a stop at the first step.
+        (
+            arm("", "kind = \"slotine_li\"\nlambda = 1.0\nkd = 1.0\nadaptation = true\nbounds = { lower = -1e300, upper = 1e300 }", ""),
+            vec!["controller.bounds", "at most 1e8", "an infinite one is no bound"],
+        ),
+        (
+            arm("", pd, "joint_damping = 1e300\nplant = \"contact\"\n"),
+            vec!["simulation.joint_damping", "from 0 to 1e8"],
+        ),
+        // A message that did not say where a period of 0.01 s came from.
+        (
+            arm("", pd, "step = 0.005\nrecord_period = 0.001\n"),
+            vec!["simulation.record_period", "at least the step (0.005 s)", "0.01 s unless given"],
+        ),
     ];
     for (text, expected) in cases {
         let m = scenario_error(&text, repo_path("tests/limits.toml")).to_string();
@@ -148,6 +162,12 @@ fn huge_gains_and_builtin_numbers_are_refused_at_load_naming_the_key() {
     // Sane numbers load: the refusals are the numbers'.
     passivity_lab::scenario::Scenario::parse(
         &arm("masses = [2.0, 1.0]\nlengths = [0.5, 0.5]", pd, ""),
+        repo_path("tests/limits.toml"),
+    )
+    .unwrap();
+    let unbounded = "kind = \"slotine_li\"\nlambda = 1.0\nkd = 1.0\nadaptation = true\nbounds = { lower = -inf, upper = 1e8 }";
+    passivity_lab::scenario::Scenario::parse(
+        &arm("", unbounded, "joint_damping = 1e8\nplant = \"contact\"\n"),
         repo_path("tests/limits.toml"),
     )
     .unwrap();

@@ -202,6 +202,18 @@ impl Scenario {
                         "lower bounds must not exceed upper bounds",
                     ));
                 }
+                // An estimate held beyond the blow-up magnitude would stop
+                // the run at its first step; an infinite bound is none.
+                if lo
+                    .iter()
+                    .chain(&hi)
+                    .any(|b| b.is_finite() && b.abs() > BLOW_UP)
+                {
+                    return Err(self.invalid(
+                        &format!("{key}.bounds"),
+                        format!("finite bounds must be at most {BLOW_UP:e} in magnitude (an infinite one is no bound)"),
+                    ));
+                }
                 Some((lo, hi))
             }
             None => None,

@@ -31,6 +31,10 @@ pub const MAX_ESTIMATE_SCALE: f64 = 1e3;
 /// a zero quaternion cannot be).
 pub const MIN_QUATERNION_NORM: f64 = 1e-3;
 
+/// What an error about the record period adds: the period a scenario that
+/// does not give one gets.
+const DEFAULT_RECORD_PERIOD: &str = "; the period is 0.01 s unless given";
+
 impl Scenario {
     /// Builds every variant's simulation around the loaded robot `nominal`.
     pub(crate) fn variants_of(&self, nominal: Model) -> Result<Vec<Variant>, ScenarioError> {
@@ -97,7 +101,13 @@ impl Scenario {
             ));
         }
         if !(s.record_period.is_finite() && s.record_period >= s.step) {
-            return Err(self.invalid("simulation.record_period", "must be at least the step"));
+            return Err(self.invalid(
+                "simulation.record_period",
+                format!(
+                    "must be at least the step ({} s){DEFAULT_RECORD_PERIOD}",
+                    s.step
+                ),
+            ));
         }
         let control = match s.control_rate {
             None => ControlMode::Continuous,
@@ -235,7 +245,7 @@ impl Scenario {
             (
                 "simulation.record_period",
                 s.record_period,
-                "; the period is 0.01 s unless given",
+                DEFAULT_RECORD_PERIOD,
             ),
         ] {
             let steps = seconds / s.step;

@@ -63,9 +63,14 @@ impl Scenario {
     /// `simulation.joint_damping`, checked (the contact and rapier plants).
     pub(crate) fn joint_damping(&self) -> Result<Option<f64>, ScenarioError> {
         match self.file.simulation.joint_damping {
-            Some(d) if !(d.is_finite() && d >= 0.0) => {
-                Err(self.invalid("simulation.joint_damping", "must be a finite number >= 0"))
-            }
+            Some(d) if !(d.is_finite() && (0.0..=crate::sim::BLOW_UP).contains(&d)) => Err(self
+                .invalid(
+                    "simulation.joint_damping",
+                    format!(
+                        "must be from 0 to {:e} (N m s/rad or N s/m)",
+                        crate::sim::BLOW_UP
+                    ),
+                )),
             d => Ok(d),
         }
     }
