@@ -8,7 +8,7 @@ use passivity_lab::io::{RunFolder, MANIFEST};
 use passivity_lab::sweep::{
     check_plan, merge_tables, metric_names, table_from_json, DEFAULT_METRICS,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--out {}: is one of the tables to merge; choose another folder",
             args.out.display()
         );
-        check_manifest(&file)?;
+        check_manifest(given, &file)?;
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("{}: cannot read the shard's table", file.display()))?;
         let json: serde_json::Value =
@@ -101,17 +101,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Refuses a table whose folder is not a sweep's output folder: one with a
 /// `manifest.json` (written last, so a folder without it is not a
-/// finished output) that lists the table.
-fn check_manifest(table: &std::path::Path) -> anyhow::Result<()> {
+/// finished output) that lists the table. Errors name what was `given`: the
+/// folder, or the table and its folder.
+fn check_manifest(given: &Path, table: &Path) -> anyhow::Result<()> {
     let folder = table
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
+        .unwrap_or(Path::new("."));
+    let what = if given.is_dir() {
+        folder.display().to_string()
+    } else {
+        format!("{}: its folder {}", table.display(), folder.display())
+    };
     let manifest = folder.join(MANIFEST);
     let text = std::fs::read_to_string(&manifest).map_err(|_| {
         anyhow::anyhow!(
-            "{}: no {MANIFEST}: not the output folder of a sweep (or one whose writing did not finish); not merged",
-            folder.display()
+            "{what}: no {MANIFEST}: not the output folder of a sweep (or one whose writing did not finish); not merged"
         )
     })?;
     let name = table
@@ -128,12 +133,10 @@ fn check_manifest(table: &std::path::Path) -> anyhow::Result<()> {
     match listed {
         Some(true) => Ok(()),
         Some(false) => anyhow::bail!(
-            "{}: its {MANIFEST} does not list {name}: not this sweep's table; not merged",
-            folder.display()
+            "{what}: its {MANIFEST} does not list {name}: not this sweep's table; not merged"
         ),
-        None => anyhow::bail!(
-            "{}: {MANIFEST} is not a manifest (no list of files); not merged",
-            folder.display()
-        ),
+        None => {
+            anyhow::bail!("{what}: {MANIFEST} is not a manifest (no list of files); not merged")
+        }
     }
 }

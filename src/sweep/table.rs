@@ -91,7 +91,10 @@ impl SweepRow {
             variant: text("variant")?,
             seed: index("seed")?,
             scenario_hash: text("scenario_hash")?,
-            summary: field("summary")?.clone(),
+            summary: Some(field("summary")?)
+                .filter(|s| s.is_object())
+                .ok_or("a run's 'summary' is not an object of metrics")?
+                .clone(),
         })
     }
 

@@ -578,6 +578,32 @@ fn merge_refuses_a_shard_without_manifest_a_moved_row_and_an_edited_hash() {
         "{err}"
     );
     assert!(!dir.join("refused").exists());
+    // Given as its table, the table is named, then its folder.
+    let table = bare.join("sweep.json");
+    let (ok, err) = merge(&[&table, &shards[1]], &dir.join("refused"));
+    let said = format!(
+        "{}: its folder {}: no manifest.json",
+        table.display(),
+        bare.display()
+    );
+    assert!(!ok && err.contains(&said), "{err}");
+
+    // (1b) A run without summary metrics (`"summary": null`): refused as
+    // such, not as an unknown --metric.
+    let nulled = copy_folder(&shards[0], &dir.join("nulled"));
+    let mut json = read_json(&nulled.join("sweep.json"));
+    json["runs"][0]["summary"] = Value::Null;
+    std::fs::write(nulled.join("sweep.json"), json.to_string()).unwrap();
+    let (ok, err) = merge(&[&nulled, &shards[1]], &dir.join("refused"));
+    let said = format!(
+        "{}: a run's 'summary' is not an object of metrics",
+        nulled.join("sweep.json").display()
+    );
+    assert!(
+        !ok && err.contains(&said) && !err.contains("--metric"),
+        "{err}"
+    );
+    assert!(!dir.join("refused").exists());
 
     // (2) Run 0 claims point 1: sweep.json and sweep.csv would disagree.
     let moved = copy_folder(&shards[0], &dir.join("moved"));
