@@ -209,3 +209,33 @@ fn a_sweep_too_large_to_build_is_refused_with_its_size() {
     assert!(!err.contains("checking the sweep's"), "{err}");
     assert!(!out.exists(), "nothing is written");
 }
+
+/// Third probe's leftover: the largest payload at the farthest point
+/// swamps the UR5 (every diagonal entry of H near 1e16, its rank that of a
+/// point mass), and the message said only "a moving body without mass or
+/// inertia?". It now names the payload's case and gives the diagonal.
+#[test]
+fn a_payload_that_swamps_the_robot_is_named_as_such() {
+    let text = ur5("").replace(
+        "[robot]\n",
+        "[robot]\npayload = { link = \"wrist_3_link\", mass = 1e8, com = [1e4, 0.0, 0.0] }\n",
+    );
+    let m = scenario_error(&text, repo_path("tests/limits.toml")).to_string();
+    for e in [
+        "limits.toml:",
+        "robot: the joint-space inertia is singular to rounding",
+        "runs from 9.998e15",
+        "so far out that it swamps",
+    ] {
+        assert!(m.contains(e), "{m}\nexpected {e:?}");
+    }
+    // A payload a robot carries loads.
+    passivity_lab::scenario::Scenario::parse(
+        &ur5("").replace(
+            "[robot]\n",
+            "[robot]\npayload = { link = \"wrist_3_link\", mass = 5.0, com = [0.0, 0.0, 0.1] }\n",
+        ),
+        repo_path("tests/limits.toml"),
+    )
+    .unwrap();
+}

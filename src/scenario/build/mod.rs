@@ -181,12 +181,16 @@ impl Scenario {
     /// Refuses a model whose joint-space inertia is singular at `q0`.
     fn check_inertia(&self, model: &Model, q0: &[f64]) -> Result<(), ScenarioError> {
         let mut ws = crate::algorithms::Workspace::new(model);
-        if crate::algorithms::crba(model, &mut ws, q0)
-            .clone()
-            .cholesky()
-            .is_none()
-        {
-            return Err(self.invalid("robot", "the joint-space inertia is singular at the initial configuration (a moving body without mass or inertia?)"));
+        let h = crate::algorithms::crba(model, &mut ws, q0).clone();
+        if h.clone().cholesky().is_none() {
+            let diagonal = h.diagonal();
+            let (smallest, largest) = (diagonal.min(), diagonal.max());
+            return Err(self.invalid(
+                "robot",
+                format!(
+                    "the joint-space inertia is singular to rounding at the initial configuration (its diagonal runs from {smallest:.3e} to {largest:.3e}): a moving body without mass or inertia, or a mass so large and so far out that it swamps the rest of the robot (a point mass alone moves along 3 directions at most)"
+                ),
+            ));
         }
         Ok(())
     }
