@@ -431,11 +431,10 @@ impl Builder<'_> {
 
     fn validate_joint(&self, j: &urdf_rs::Joint) -> Result<(), ModelError> {
         let file = &self.file;
-        let non_finite = |field| ModelError::NonFinite {
-            file: file.clone(),
+        let error = ElementError {
+            file,
             element: "joint",
-            name: j.name.clone(),
-            field,
+            name: &j.name,
         };
         use urdf_rs::JointType as T;
         match j.joint_type {
@@ -449,20 +448,13 @@ impl Builder<'_> {
             }
         }
         if !finite(&j.origin.xyz.0) {
-            return Err(non_finite("origin xyz"));
+            return Err(error.non_finite("origin xyz"));
         }
         if !finite(&j.origin.rpy.0) {
-            return Err(non_finite("origin rpy"));
+            return Err(error.non_finite("origin rpy"));
         }
-        let out_of_range = |field, limit| ModelError::OutOfRange {
-            file: file.clone(),
-            element: "joint",
-            name: j.name.clone(),
-            field,
-            limit,
-        };
         if !within(&j.origin.xyz.0, MAX_URDF_OFFSET) {
-            return Err(out_of_range("origin xyz", MAX_URDF_OFFSET));
+            return Err(error.out_of_range("origin xyz", MAX_URDF_OFFSET));
         }
         let l = &j.limit;
         // Infinite limits mean "none" (URDF 1.2); NaN is never meaningful.
@@ -470,7 +462,7 @@ impl Builder<'_> {
             .iter()
             .any(|x| x.is_nan())
         {
-            return Err(non_finite("limit"));
+            return Err(error.non_finite("limit"));
         }
         // A continuous joint's position limits are ignored (joint_limits).
         if matches!(j.joint_type, T::Revolute | T::Prismatic) && l.lower > l.upper {
@@ -483,7 +475,7 @@ impl Builder<'_> {
         }
         if j.joint_type != T::Fixed {
             if !finite(&j.axis.xyz.0) {
-                return Err(non_finite("axis xyz"));
+                return Err(error.non_finite("axis xyz"));
             }
             if Vec3::from(j.axis.xyz.0).norm() < 1e-12 {
                 return Err(ModelError::ZeroAxis {
@@ -497,42 +489,34 @@ impl Builder<'_> {
 
     fn validate_link(&self, l: &urdf_rs::Link) -> Result<(), ModelError> {
         let file = &self.file;
-        let non_finite = |field| ModelError::NonFinite {
-            file: file.clone(),
+        let error = ElementError {
+            file,
             element: "link",
-            name: l.name.clone(),
-            field,
+            name: &l.name,
         };
         let inr = &l.inertial;
         if !finite(&inr.origin.xyz.0) {
-            return Err(non_finite("inertial origin xyz"));
+            return Err(error.non_finite("inertial origin xyz"));
         }
         if !finite(&inr.origin.rpy.0) {
-            return Err(non_finite("inertial origin rpy"));
+            return Err(error.non_finite("inertial origin rpy"));
         }
         if !inr.mass.value.is_finite() {
-            return Err(non_finite("mass"));
+            return Err(error.non_finite("mass"));
         }
         let i = &inr.inertia;
         let inertia = [i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz];
         if !finite(&inertia) {
-            return Err(non_finite("inertia"));
+            return Err(error.non_finite("inertia"));
         }
-        let out_of_range = |field, limit| ModelError::OutOfRange {
-            file: file.clone(),
-            element: "link",
-            name: l.name.clone(),
-            field,
-            limit,
-        };
         if !within(&inr.origin.xyz.0, MAX_URDF_OFFSET) {
-            return Err(out_of_range("inertial origin xyz", MAX_URDF_OFFSET));
+            return Err(error.out_of_range("inertial origin xyz", MAX_URDF_OFFSET));
         }
         if !within(&[inr.mass.value], MAX_URDF_MAGNITUDE) {
-            return Err(out_of_range("mass", MAX_URDF_MAGNITUDE));
+            return Err(error.out_of_range("mass", MAX_URDF_MAGNITUDE));
         }
         if !within(&inertia, MAX_URDF_MAGNITUDE) {
-            return Err(out_of_range("inertia", MAX_URDF_MAGNITUDE));
+            return Err(error.out_of_range("inertia", MAX_URDF_MAGNITUDE));
         }
         if inr.mass.value < 0.0 {
             return Err(ModelError::NegativeMass {
@@ -554,6 +538,35 @@ impl Builder<'_> {
             Vec3::from(inr.origin.xyz.0),
             r * inertia_matrix(&inr.inertia) * r.transpose(),
         )
+    }
+}
+
+/// The errors about one URDF element's numbers, naming the file, the
+/// element and the value.
+struct ElementError<'a> {
+    file: &'a PathBuf,
+    element: &'static str,
+    name: &'a str,
+}
+
+impl ElementError<'_> {
+    fn non_finite(&self, field: &'static str) -> ModelError {
+        ModelError::NonFinite {
+            file: self.file.clone(),
+            element: self.element,
+            name: self.name.to_string(),
+            field,
+        }
+    }
+
+    fn out_of_range(&self, field: &'static str, limit: f64) -> ModelError {
+        ModelError::OutOfRange {
+            file: self.file.clone(),
+            element: self.element,
+            name: self.name.to_string(),
+            field,
+            limit,
+        }
     }
 }
 
