@@ -8,6 +8,7 @@ mod for_urdf;
 pub mod interaction;
 mod lesson;
 mod parse;
+pub(crate) use parse::key_line;
 mod run;
 mod stable_hash;
 

@@ -28,8 +28,8 @@
 use super::grid::{SweepPoint, SweepSpec};
 use super::shard::Selection;
 use super::table::{metric_names, PlanSource, SweepRow, SweepTable};
-use crate::scenario::stable_hash;
 use crate::scenario::summary;
+use crate::scenario::{key_line, stable_hash};
 use crate::scenario::{run_variant_until, RunEstimate, RunSize, Scenario, ScenarioError, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -194,17 +194,21 @@ pub struct SweepPlan {
 
 /// `error` of point `p` said with the point: its index and the values of
 /// the keys (a key the error names is then the scenario's, e.g. a value
-/// out of range).
-fn at_point(error: ScenarioError, p: usize, keys: &[String], point: &SweepPoint) -> ScenarioError {
+/// out of range), at the line of the user's file `base_text` that gives the
+/// key (or its table), not of the point's text the error was found in.
+fn at_point(
+    error: ScenarioError,
+    base_text: &str,
+    p: usize,
+    keys: &[String],
+    point: &SweepPoint,
+) -> ScenarioError {
     match error {
         ScenarioError::Invalid {
-            file,
-            line,
-            key,
-            message,
+            file, key, message, ..
         } => ScenarioError::Invalid {
             file,
-            line,
+            line: key_line(base_text, &key),
             key,
             message: format!(
                 "{message} (at point {p} of the sweep: {})",
@@ -307,7 +311,7 @@ impl SweepPlan {
         let mut point_hashes = Vec::with_capacity(points.len());
         let mut variants = Vec::new();
         for (p, point) in points.iter().enumerate() {
-            let at_point = |e| at_point(e, p, &keys, point);
+            let at_point = |e| at_point(e, base.text(), p, &keys, point);
             let (s, built) = point_scenario(&base, &keys, point).map_err(at_point)?;
             let names: Vec<String> = built.iter().map(|v| v.name.clone()).collect();
             if p == 0 {

@@ -453,6 +453,27 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
         assert!(!err.contains("runs done"), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} created the output folder");
     }
+    // A point's error gives the line of the user's file, not of the point's
+    // text it was found in (third probe: `controller.kd` at line 5 of a
+    // file that gives it at line 11, a period at line 40 of 24).
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    let line_of = |start: &str| 1 + text.lines().position(|l| l.starts_with(start)).unwrap();
+    for (grid, at) in [
+        (
+            "controller.kd=1,-5",
+            format!("{s}:{}: controller.kd", line_of("kd =")),
+        ),
+        (
+            "simulation.record_period=0.01,0.0025",
+            format!("{s}:{}: simulation.record_period", line_of("[simulation]")),
+        ),
+    ] {
+        let err = stderr(&run(&["sweep", s, "--grid", grid, "--out", o]));
+        assert!(
+            err.contains(&at) && err.contains("(at point 1 of the sweep"),
+            "{grid}: {err}"
+        );
+    }
 }
 
 #[test]

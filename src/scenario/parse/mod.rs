@@ -138,21 +138,7 @@ impl Scenario {
 
     /// An error about `key` (dotted path), located at the key's line if found.
     pub(crate) fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
-        let last = key.rsplit('.').next().unwrap_or(key);
-        let last = last.split('[').next().unwrap_or(last);
-        // The text's spans, else (a key whose first part the text does not
-        // give) the first line assigning its last part.
-        let line = self.spanned_key_line(key).unwrap_or_else(|| {
-            self.text
-                .lines()
-                .position(|l| {
-                    let l = l.trim_start();
-                    l.starts_with(&format!("{last} "))
-                        || l.starts_with(&format!("{last}="))
-                        || l.starts_with(&format!("[{last}]"))
-                })
-                .map_or(1, |i| i + 1)
-        });
+        let line = key_line(&self.text, key);
         ScenarioError::Invalid {
             file: self.path.clone(),
             line,
@@ -242,39 +228,6 @@ impl Scenario {
         Ok(())
     }
 
-    /// The 1-based line where the text gives `key` (a dotted path whose
-    /// parts may carry an index, `variants[2].controller.kd`), from the
-    /// parser's spans: a key in a table header, a dotted key or an inline
-    /// table alike. When the text stops short of the whole path (a default
-    /// left unwritten), the line of the deepest part it gives; None when it
-    /// gives not even the first.
-    fn spanned_key_line(&self, key: &str) -> Option<usize> {
-        let root = toml::de::DeTable::parse(&self.text).ok()?;
-        let mut value = toml::de::DeValue::Table(root.into_inner());
-        let mut found = None;
-        for part in key.split('.') {
-            let (name, index) = match part.split_once('[') {
-                Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
-                None => (part, None),
-            };
-            let Some(mut next) = value.get(name) else {
-                break;
-            };
-            if let Some(i) = index {
-                match next.get_ref().get(i) {
-                    Some(element) => next = element,
-                    None => {
-                        found = Some(next.span().start);
-                        break;
-                    }
-                }
-            }
-            found = Some(next.span().start);
-            value = next.get_ref().clone();
-        }
-        found.map(|at| self.text[..at].matches('\n').count() + 1)
-    }
-
     /// The 1-based line of the `name` key of the `i`-th `[[variants]]` table.
     pub(crate) fn variant_name_line(&self, i: usize) -> Option<usize> {
         let lines: Vec<&str> = self.text.lines().collect();
@@ -325,4 +278,55 @@ fn key_at_line(text: &str, line: usize) -> Option<String> {
         Some(table) => format!("{}.{assigned}", table.trim()),
         None => assigned.to_string(),
     })
+}
+
+/// The 1-based line of `text` where an error about `key` points: where
+/// the text gives the key (its spans), else (a key whose first part the
+/// text does not give) the first line assigning its last part, else 1.
+pub(crate) fn key_line(text: &str, key: &str) -> usize {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    let last = last.split('[').next().unwrap_or(last);
+    spanned_key_line(text, key).unwrap_or_else(|| {
+        text.lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{last} "))
+                    || l.starts_with(&format!("{last}="))
+                    || l.starts_with(&format!("[{last}]"))
+            })
+            .map_or(1, |i| i + 1)
+    })
+}
+
+/// The 1-based line where the text gives `key` (a dotted path whose
+/// parts may carry an index, `variants[2].controller.kd`), from the
+/// parser's spans: a key in a table header, a dotted key or an inline
+/// table alike. When the text stops short of the whole path (a default
+/// left unwritten), the line of the deepest part it gives; None when it
+/// gives not even the first.
+fn spanned_key_line(text: &str, key: &str) -> Option<usize> {
+    let root = toml::de::DeTable::parse(text).ok()?;
+    let mut value = toml::de::DeValue::Table(root.into_inner());
+    let mut found = None;
+    for part in key.split('.') {
+        let (name, index) = match part.split_once('[') {
+            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        let Some(mut next) = value.get(name) else {
+            break;
+        };
+        if let Some(i) = index {
+            match next.get_ref().get(i) {
+                Some(element) => next = element,
+                None => {
+                    found = Some(next.span().start);
+                    break;
+                }
+            }
+        }
+        found = Some(next.span().start);
+        value = next.get_ref().clone();
+    }
+    found.map(|at| text[..at].matches('\n').count() + 1)
 }
