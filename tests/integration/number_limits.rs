@@ -91,6 +91,10 @@ fn huge_numbers_are_refused_at_load_naming_the_key() {
             "[[disturbances]]\nkind = \"wrench\"\nlink = \"tool0\"\npoint = [1e300, 0.0, 0.0]\nforce = [1.0, 0.0, 0.0]\nprofile = { kind = \"window\", start = 0.0, end = 0.01 }\n".to_string(),
             vec!["disturbances[0].point", "1e4 m"],
         ),
+        (
+            "[[disturbances]]\nkind = \"wrench\"\nlink = \"tool0\"\nforce = [1.0, 0.0, 0.0]\nprofile = { kind = \"half_sine\", start = 1e300, duration = 0.1 }\n".to_string(),
+            vec!["disturbances[0].profile", "at most 1e8 in magnitude"],
+        ),
         (rotor("gear_ratio"), vec!["gear_ratio = 1e300", "exceeds 1e4"]),
         (rotor("axial_inertia"), vec!["axial_inertia = 1e300", "exceeds 1e4"]),
     ];

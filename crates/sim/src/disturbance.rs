@@ -35,24 +35,35 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// Checks the numbers; says what is wrong.
+    /// Checks the numbers; says what is wrong. Times, frequency and phase
+    /// are at most [`crate::BLOW_UP`] in magnitude (a push at 1e300 s
+    /// never came, and said nothing), a half sine lasts at least 1e-6 s.
     pub fn validate(&self) -> Result<(), String> {
-        let ok = match *self {
-            Profile::Window { start, end } => start.is_finite() && end.is_finite() && end > start,
-            Profile::HalfSine { start, duration } => {
-                start.is_finite() && duration.is_finite() && duration > 0.0
-            }
+        let numbers = match *self {
+            Profile::Window { start, end } => vec![start, end],
+            Profile::HalfSine { start, duration } => vec![start, duration],
             Profile::Sinusoid {
                 start,
                 end,
                 frequency,
                 phase,
-            } => [start, end, frequency, phase].iter().all(|x| x.is_finite()) && end > start,
+            } => vec![start, end, frequency, phase],
         };
-        if ok {
+        let ordered = match *self {
+            Profile::Window { start, end } | Profile::Sinusoid { start, end, .. } => end > start,
+            Profile::HalfSine { duration, .. } => duration >= 1e-6,
+        };
+        if numbers
+            .iter()
+            .all(|x| x.is_finite() && x.abs() <= crate::BLOW_UP)
+            && ordered
+        {
             Ok(())
         } else {
-            Err("needs finite times with end after start (half_sine: a positive duration) and a finite frequency and phase".into())
+            Err(format!(
+                "needs times, frequency and phase of at most {:e} in magnitude, with end after start (half_sine: a duration of at least 1e-6 s)",
+                crate::BLOW_UP
+            ))
         }
     }
 
