@@ -176,7 +176,7 @@ fn a_bad_environment_or_plant_is_refused_with_its_key() {
         ),
         (
             "[simulation]\nplant = \"rapier\"\njoint_damping = -1.0\n",
-            "simulation.joint_damping: must be a finite number >= 0",
+            "simulation.joint_damping: must be from 0 to 1e8",
         ),
         (
             "[simulation]\nplant = \"rapier\"\nsubsteps = 0\n",

@@ -188,7 +188,7 @@ fn rapier_only_keys_and_bad_damping_are_refused_on_the_contact_plant() {
         ),
         (
             "joint_damping = -0.1\n",
-            "simulation.joint_damping: must be a finite number >= 0",
+            "simulation.joint_damping: must be from 0 to 1e8",
         ),
         (
             "[[environment.spheres]]\ncenter = [0.0, 0.0, 0.0]\nradius = -0.1\n",
