@@ -244,6 +244,24 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     for warning in table.warnings.iter().skip(scenario.warnings().len()) {
         eprintln!("warning: {warning}");
     }
+    // `run` checks the loop against the step before it starts; a sweep's
+    // points each have their own, so it says afterwards which runs were
+    // beyond it.
+    let beyond: Vec<String> = table
+        .rows
+        .iter()
+        .filter(|r| r.step_margin().is_some_and(|m| m < 1.0))
+        .map(|r| r.run.to_string())
+        .collect();
+    if !beyond.is_empty() {
+        eprintln!(
+            "warning: {} of {} runs started with a closed-loop mode beyond the integrator's stability at their step (step_stability.margin below 1 in sweep.json): runs {}{}",
+            beyond.len(),
+            table.rows.len(),
+            beyond.iter().take(20).cloned().collect::<Vec<_>>().join(", "),
+            if beyond.len() > 20 { ", ..." } else { "" }
+        );
+    }
     let complete = table.selection_complete();
     folder.commit(complete)?;
     if let Some(e) = stream_error.into_inner().unwrap_or_else(|e| e.into_inner()) {

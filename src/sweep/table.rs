@@ -47,6 +47,13 @@ impl SweepRow {
         }
     }
 
+    /// The run's largest stable step over its step at the start
+    /// (`step_stability.margin`; below 1, a closed-loop mode was beyond the
+    /// integrator's stability), when the run's summary has it.
+    pub fn step_margin(&self) -> Option<f64> {
+        self.summary["step_stability"]["margin"].as_f64()
+    }
+
     /// Whether the run reached its end or diverged (was not stopped).
     pub fn finished(&self) -> bool {
         self.summary["interrupted"] == false

@@ -137,3 +137,27 @@ fn a_dragged_reference_faster_than_the_step_is_named_and_strict_refuses() {
         common::stderr(&o)
     );
 }
+
+/// A sweep's points each have their own loop: it says which runs started
+/// beyond the step (`run` warns before it starts; a sweep said nothing).
+#[test]
+fn a_sweep_names_its_runs_beyond_the_step() {
+    let dir = Scratch::new("step_stability", "sweep");
+    let scenario = dir.join("arm.toml");
+    let text = std::fs::read_to_string(repo_path(FIXTURE)).unwrap();
+    std::fs::write(
+        &scenario,
+        text.replace("kp = 1e5", "kp = 10.0") + "[output]\nplots = false\n",
+    )
+    .unwrap();
+    let err = run_fails(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--grid",
+        "controller.kd=1,1e4",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    let said = "warning: 1 of 2 runs started with a closed-loop mode beyond the integrator's stability at their step (step_stability.margin below 1 in sweep.json): runs 1";
+    assert!(err.contains(said), "{err}");
+}
