@@ -33,7 +33,12 @@ pub const MIN_QUATERNION_NORM: f64 = 1e-3;
 
 /// What an error about the record period adds: the period a scenario that
 /// does not give one gets.
-const DEFAULT_RECORD_PERIOD: &str = "; the period is 0.01 s unless given";
+fn record_period_default_note() -> String {
+    format!(
+        "; the period is {} s unless given",
+        crate::scenario::parse::schema::default_record_period()
+    )
+}
 
 impl Scenario {
     /// Builds every variant's simulation around the loaded robot `nominal`.
@@ -104,8 +109,9 @@ impl Scenario {
             return Err(self.invalid(
                 "simulation.record_period",
                 format!(
-                    "must be at least the step ({} s){DEFAULT_RECORD_PERIOD}",
-                    s.step
+                    "must be at least the step ({} s){}",
+                    s.step,
+                    record_period_default_note()
                 ),
             ));
         }
@@ -245,11 +251,11 @@ impl Scenario {
     fn check_whole_steps(&self) -> Result<(), ScenarioError> {
         let s = &self.file.simulation;
         for (key, seconds, default) in [
-            ("simulation.duration", s.duration, ""),
+            ("simulation.duration", s.duration, String::new()),
             (
                 "simulation.record_period",
                 s.record_period,
-                DEFAULT_RECORD_PERIOD,
+                record_period_default_note(),
             ),
         ] {
             let steps = seconds / s.step;

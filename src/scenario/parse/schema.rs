@@ -637,7 +637,8 @@ fn default_step() -> f64 {
 fn default_integrator() -> Integrator {
     Integrator::Rk4
 }
-fn default_record_period() -> f64 {
+/// `simulation.record_period` when a scenario does not give it, s.
+pub(crate) fn default_record_period() -> f64 {
     0.01
 }
 
