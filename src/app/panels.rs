@@ -332,6 +332,11 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                         egui::Color32::ORANGE,
                         format!("Gains beyond the step: {}", s.describe(live.sim.integrator)),
                     );
+                } else if let Some(fast) = live.sim.fast_reference() {
+                    ui.colored_label(
+                        egui::Color32::ORANGE,
+                        format!("Reference beyond the step: {}", fast.describe()),
+                    );
                 }
                 let Some(spec) = draft.variants.get_mut(i) else {
                     continue;
@@ -535,14 +540,21 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
                     "the one picked",
                 );
             });
+            // No faster than the step can follow (bandwidth x step at most
+            // 0.1, as `run` warns): the whole range at 1 ms, up to
+            // 10 rad/s at 10 ms.
+            let dt = s.session.dt;
+            let fastest = crate::sim::max_reference_bandwidth(dt).clamp(0.5, 40.0);
+            settings.bandwidth = settings.bandwidth.min(fastest);
             ui.add(
-                egui::Slider::new(&mut settings.bandwidth, 0.5..=40.0)
+                egui::Slider::new(&mut settings.bandwidth, 0.5..=fastest)
                     .logarithmic(true)
                     .text("target filter, rad/s"),
             )
-            .on_hover_text(
-                "natural frequency of the critically damped filter on the dragged target",
-            );
+            .on_hover_text(format!(
+                "natural frequency of the critically damped filter on the dragged target; at most {fastest:.1} rad/s at this scenario's step of {} ms, which a faster filter outruns",
+                dt * 1e3
+            ));
             ui.checkbox(&mut settings.show_handle, "target handle");
             let drags = s
                 .session

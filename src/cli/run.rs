@@ -61,31 +61,11 @@ fn check_step_stability(variants: &[Variant], strict: bool) -> anyhow::Result<()
     Ok(())
 }
 
-/// A dragged reference whose filter is faster than the step can follow
-/// (bandwidth x step above [`MAX_BANDWIDTH_STEP`]): its transient, over in
-/// a few times 1 / bandwidth, spans only a few steps, and its
-/// accelerations (bandwidth squared times the target's jump) reach the
-/// controller as a few kicks.
+/// A dragged reference whose filter is faster than the step can follow.
 fn too_fast_reference(v: &Variant) -> Option<String> {
-    let (bandwidth, step) = (
-        v.simulation.controller.dragged_bandwidth()?,
-        v.simulation.dt,
-    );
-    (bandwidth * step > MAX_BANDWIDTH_STEP).then(|| {
-        format!(
-            "variant {}: the dragged reference's filter bandwidth {bandwidth} rad/s is faster than the step {step} s can follow (bandwidth x step = {:.3}, above {MAX_BANDWIDTH_STEP}); keep it at most {MAX_BANDWIDTH_STEP} / step = {:.3} rad/s",
-            v.name,
-            bandwidth * step,
-            MAX_BANDWIDTH_STEP / step
-        )
-    })
+    let fast = v.simulation.fast_reference()?;
+    Some(format!("variant {}: {}", v.name, fast.describe()))
 }
-
-/// The largest bandwidth x step of a dragged reference `run` takes without
-/// a warning. The planar arm under PD+ (kp = 100, kd = 20) dragged by
-/// 0.5 rad at 1 ms overshoots by 3 % at 0.05, 13 % at 0.1, 52 % at 0.2 and
-/// blows up at 10.
-const MAX_BANDWIDTH_STEP: f64 = 0.1;
 
 /// Runs `variants` one after the other, with a progress line and the
 /// time left on a terminal (and a line every 10 % elsewhere when the run is

@@ -14,6 +14,7 @@ use passivity_lab::sweep::{
     read_rows, with_parameters, RowStream, RowStreamError, Selection, SweepPlan, SweepRow,
     SweepSpec, DEFAULT_METRICS, MAX_SWEEP_RUNS, ROW_STREAM,
 };
+use passivity_sim::FastReference;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -85,8 +86,10 @@ pub struct Args {
     /// are kept, the others run.
     #[arg(long)]
     resume: bool,
-    /// Load the robot strictly, as with `robot.strict = true`: refuse a body
-    /// whose inertia is not physical instead of correcting a negligible error.
+    /// Refuse instead of warning: load the robot strictly, as with
+    /// `robot.strict = true` (refuse a body whose inertia is not physical
+    /// instead of correcting a negligible error), and refuse runs whose
+    /// dragged reference is faster than their step can follow.
     #[arg(long)]
     strict: bool,
 }
@@ -120,6 +123,41 @@ fn spec(args: &Args) -> anyhow::Result<SweepSpec> {
 /// Points from which the sweep says that it is checking them.
 const LOUD_PLAN_POINTS: usize = 1000;
 
+/// Warns about the selected runs whose dragged reference is faster than
+/// their step can follow, as `run` does (or, `strict`, refuses the sweep).
+/// Unlike the step's check, which needs a linearization per point and
+/// comes after the runs, this one costs a product per run.
+fn check_fast_references(
+    plan: &SweepPlan,
+    selection: &Selection,
+    strict: bool,
+) -> anyhow::Result<()> {
+    let fast: Vec<&(usize, FastReference)> = plan
+        .fast_references
+        .iter()
+        .filter(|(run, _)| selection.contains(*run))
+        .collect();
+    let Some((first, reference)) = fast.first() else {
+        return Ok(());
+    };
+    let runs: Vec<String> = fast.iter().take(20).map(|(r, _)| r.to_string()).collect();
+    let message = format!(
+        "{} of {} runs drag a reference faster than their step can follow: runs {}{}; run {first} (variant {}): {}",
+        fast.len(),
+        selection.indices(plan.len()).len(),
+        runs.join(", "),
+        if fast.len() > 20 { ", ..." } else { "" },
+        plan.variants[first % plan.variants.len()],
+        reference.describe()
+    );
+    anyhow::ensure!(
+        !strict,
+        "{message} (refused by --strict; without it the sweep would run them)"
+    );
+    eprintln!("warning: {message}");
+    Ok(())
+}
+
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     if let Some(SweepCommand::Merge(merge)) = args.command.take() {
         return sweep_merge::run(merge);
@@ -147,6 +185,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     let plan = SweepPlan::build(&scenario, spec)?;
     selection.check(plan.len())?;
+    check_fast_references(&plan, &selection, args.strict)?;
     let metrics: Vec<String> = if args.metric.is_empty() {
         DEFAULT_METRICS.iter().map(|m| m.to_string()).collect()
     } else {

@@ -31,6 +31,7 @@ use super::table::{metric_names, PlanSource, SweepRow, SweepTable};
 use crate::scenario::summary;
 use crate::scenario::{key_line, stable_hash};
 use crate::scenario::{run_variant_until, RunEstimate, RunSize, Scenario, ScenarioError, Variant};
+use passivity_sim::FastReference;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -188,6 +189,10 @@ pub struct SweepPlan {
     scenario_text: String,
     /// Each run's size, measured when its point was checked.
     sizes: Vec<RunSize>,
+    /// The runs whose dragged reference is faster than their step can
+    /// follow (run index and what was found), found when their points were
+    /// checked.
+    pub fast_references: Vec<(usize, FastReference)>,
     plots: bool,
     warnings: Vec<String>,
 }
@@ -310,6 +315,7 @@ impl SweepPlan {
         let mut sizes = Vec::with_capacity(runs_wanted);
         let mut point_hashes = Vec::with_capacity(points.len());
         let mut variants = Vec::new();
+        let mut fast_references = Vec::new();
         for (p, point) in points.iter().enumerate() {
             let at_point = |e| at_point(e, base.text(), p, &keys, point);
             let (s, built) = point_scenario(&base, &keys, point).map_err(at_point)?;
@@ -325,6 +331,11 @@ impl SweepPlan {
                 ));
             }
             point_hashes.push(stable_hash(&resolved_text(&s)));
+            for (k, v) in built.iter().enumerate() {
+                if let Some(fast) = v.simulation.fast_reference() {
+                    fast_references.push((p * built.len() + k, fast));
+                }
+            }
             // Every `stride`-th point is timed; the others take the costs
             // of the last timed point's runs (the same variants).
             if p % stride == 0 {
@@ -349,6 +360,7 @@ impl SweepPlan {
             point_hashes,
             variants,
             sizes,
+            fast_references,
             hash,
         })
     }

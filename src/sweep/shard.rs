@@ -56,6 +56,15 @@ impl Selection {
     }
 
     /// The selected runs of a plan of `total` runs, in increasing order.
+    /// Whether run `run` is selected.
+    pub fn contains(&self, run: usize) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Shard { k, n } => run % n == k - 1,
+            Selection::Runs(runs) => runs.contains(&run),
+        }
+    }
+
     pub fn indices(&self, total: usize) -> Vec<usize> {
         match self {
             Selection::All => (0..total).collect(),

@@ -161,3 +161,57 @@ fn a_sweep_names_its_runs_beyond_the_step() {
     let said = "warning: 1 of 2 runs started with a closed-loop mode beyond the integrator's stability at their step (step_stability.margin below 1 in sweep.json): runs 1";
     assert!(err.contains(said), "{err}");
 }
+
+/// A sweep checks each run's dragged reference before the first run, as
+/// `run` does (a product per run, unlike the step's linearization), and
+/// `--strict` refuses the sweep.
+#[test]
+fn a_sweep_names_its_fast_references_before_it_runs_and_strict_refuses() {
+    let dir = Scratch::new("step_stability", "sweep_dragged");
+    let scenario = dir.join("dragged.toml");
+    std::fs::write(
+        &scenario,
+        dragged_reference(50.0) + "[output]\nplots = false\n",
+    )
+    .unwrap();
+    let args = |out: &str| {
+        vec![
+            "sweep".to_string(),
+            scenario.to_str().unwrap().to_string(),
+            "--grid".into(),
+            "reference.bandwidth=50,1e4".into(),
+            "--out".into(),
+            dir.join(out).to_str().unwrap().to_string(),
+        ]
+    };
+    let run_args = args("out");
+    let o = common::run(&run_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = common::stderr(&o);
+    let said = "warning: 1 of 2 runs drag a reference faster than their step can follow: runs 1; run 1 (variant default): the dragged reference's filter bandwidth 10000 rad/s is faster than the step 0.001 s can follow (bandwidth x step = 10.000, above 0.1); keep it at most 0.1 / step = 100.000 rad/s";
+    let warning = err
+        .lines()
+        .position(|l| l == said)
+        .unwrap_or_else(|| panic!("{err}"));
+    let started = err
+        .lines()
+        .position(|l| l.starts_with("sweeping "))
+        .unwrap();
+    assert!(warning < started, "the warning comes first:\n{err}");
+    // Only the selected runs are named: shard 1 of 2 holds run 0 alone.
+    let mut shard = args("shard");
+    shard.extend(["--shard".into(), "1/2".into()]);
+    let o = common::run(&shard.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !common::stderr(&o).contains("faster than their step"),
+        "{}",
+        common::stderr(&o)
+    );
+    let mut strict = args("strict");
+    strict.push("--strict".into());
+    let err = run_fails(&strict.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        err.contains("refused by --strict") && err.contains("runs 1;"),
+        "{err}"
+    );
+    assert!(!dir.join("strict").exists(), "refused, nothing written");
+}

@@ -21,6 +21,7 @@ mod constrained_plant;
 mod contact_plant;
 mod disturbance;
 mod environment;
+mod fast_reference;
 pub mod geometry;
 mod hull_cache;
 mod hull_on_ground;
@@ -36,6 +37,7 @@ pub use disturbance::{AppliedWrench, Disturbance, Disturbances, Profile, Push};
 pub use environment::{
     BoxObstacle, Environment, Ground, SphereObstacle, MAX_OBSTACLES, MAX_POSITION, MAX_SHAPE_SIZE,
 };
+pub use fast_reference::{max_reference_bandwidth, FastReference, MAX_BANDWIDTH_STEP};
 pub use hull_cache::HullCache;
 use parameter_consistency::ConsistencyCheck;
 pub use parameter_consistency::ParameterConsistency;
