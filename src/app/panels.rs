@@ -544,15 +544,16 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
             // 0.1, as `run` warns): the whole range at 1 ms, up to
             // 10 rad/s at 10 ms.
             let dt = s.session.dt;
-            let fastest = crate::sim::max_reference_bandwidth(dt).clamp(0.5, 40.0);
+            let step_limit = crate::sim::max_reference_bandwidth(dt);
+            let fastest = step_limit.min(40.0);
             settings.bandwidth = settings.bandwidth.min(fastest);
             ui.add(
-                egui::Slider::new(&mut settings.bandwidth, 0.5..=fastest)
+                egui::Slider::new(&mut settings.bandwidth, 0.5f64.min(fastest)..=fastest)
                     .logarithmic(true)
                     .text("target filter, rad/s"),
             )
             .on_hover_text(format!(
-                "natural frequency of the critically damped filter on the dragged target; at most {fastest:.1} rad/s at this scenario's step of {} ms, which a faster filter outruns",
+                "natural frequency of the critically damped filter on the dragged target; this scenario's step of {} ms follows up to {step_limit:.1} rad/s (a faster filter's transient spans only a few steps)",
                 dt * 1e3
             ));
             ui.checkbox(&mut settings.show_handle, "target handle");

@@ -126,14 +126,16 @@ const LOUD_PLAN_POINTS: usize = 1000;
 /// Warns about the selected runs whose dragged reference is faster than
 /// their step can follow, as `run` does (or, `strict`, refuses the sweep).
 /// Unlike the step's check, which needs a linearization per point and
-/// comes after the runs, this one costs a product per run.
+/// comes after the runs, this one costs a product per run. A resumed
+/// sweep names its finished runs too: the check comes before the output
+/// folder is read, so that a refusal writes nothing.
 fn check_fast_references(
     plan: &SweepPlan,
     selection: &Selection,
     strict: bool,
 ) -> anyhow::Result<()> {
     let fast: Vec<&(usize, FastReference)> = plan
-        .fast_references
+        .fast_references()
         .iter()
         .filter(|(run, _)| selection.contains(*run))
         .collect();

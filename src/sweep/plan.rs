@@ -192,7 +192,7 @@ pub struct SweepPlan {
     /// The runs whose dragged reference is faster than their step can
     /// follow (run index and what was found), found when their points were
     /// checked.
-    pub fast_references: Vec<(usize, FastReference)>,
+    fast_references: Vec<(usize, FastReference)>,
     plots: bool,
     warnings: Vec<String>,
 }
@@ -363,6 +363,12 @@ impl SweepPlan {
             fast_references,
             hash,
         })
+    }
+
+    /// The runs whose dragged reference is faster than their step can
+    /// follow: each run's index and what was found.
+    pub fn fast_references(&self) -> &[(usize, FastReference)] {
+        &self.fast_references
     }
 
     /// The number of runs (points x variants).

@@ -55,8 +55,8 @@ impl Selection {
         }
     }
 
-    /// The selected runs of a plan of `total` runs, in increasing order.
-    /// Whether run `run` is selected.
+    /// Whether run `run` is selected (for runs of the plan: as
+    /// [`Self::indices`], which also drops indices beyond the plan).
     pub fn contains(&self, run: usize) -> bool {
         match self {
             Selection::All => true,
@@ -65,6 +65,7 @@ impl Selection {
         }
     }
 
+    /// The selected runs of a plan of `total` runs, in increasing order.
     pub fn indices(&self, total: usize) -> Vec<usize> {
         match self {
             Selection::All => (0..total).collect(),

@@ -48,7 +48,9 @@ impl Simulation {
     /// the step can follow (bandwidth x step above [`MAX_BANDWIDTH_STEP`]).
     pub fn fast_reference(&self) -> Option<FastReference> {
         let bandwidth = self.controller.dragged_bandwidth()?;
-        (bandwidth * self.dt > MAX_BANDWIDTH_STEP).then_some(FastReference {
+        // The same quotient as the app's slider limit: bandwidth * dt at
+        // that limit may round above 0.1.
+        (bandwidth > max_reference_bandwidth(self.dt)).then_some(FastReference {
             bandwidth,
             step: self.dt,
         })
