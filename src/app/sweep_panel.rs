@@ -8,7 +8,7 @@
 use super::session::{Notices, Session};
 use super::variant_color32;
 use crate::scenario::{FactorizationSpec, Scenario};
-use crate::sweep::{metric_names, SweepPlan, SweepTable};
+use crate::sweep::{metric_names, Selection, SweepPlan, SweepTable};
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
@@ -24,6 +24,8 @@ struct Progress {
     stop: AtomicBool,
     /// The plan's problem, or the finished table.
     outcome: Mutex<Option<Result<SweepTable, String>>>,
+    /// What the plan found before the runs, to show once.
+    warning: Mutex<Option<String>>,
 }
 
 /// The panel's fields and the sweep under way or done.
@@ -108,6 +110,8 @@ impl SweepPanel {
             .max(1);
         std::thread::spawn(move || {
             let outcome = plan(&owned, &key, &values, threads).map(|plan| {
+                *worker.warning.lock().unwrap_or_else(|e| e.into_inner()) =
+                    plan.fast_references_said(&Selection::All);
                 worker.total.store(plan.len(), Ordering::Relaxed);
                 let report = |done, _total| worker.done.store(done, Ordering::Relaxed);
                 plan.run(threads, &report, &worker.stop)
@@ -156,6 +160,14 @@ fn sweep_window(
 ) -> Result {
     if !panel.open {
         return Ok(());
+    }
+    // Say what the plan found before its runs.
+    let warning = panel
+        .running
+        .as_ref()
+        .and_then(|p| p.warning.lock().unwrap_or_else(|e| e.into_inner()).take());
+    if let Some(warning) = warning {
+        notices.error(format!("sweep: {warning}"));
     }
     // Collect a finished sweep.
     let finished = panel

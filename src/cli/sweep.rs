@@ -14,7 +14,6 @@ use passivity_lab::sweep::{
     read_rows, with_parameters, RowStream, RowStreamError, Selection, SweepPlan, SweepRow,
     SweepSpec, DEFAULT_METRICS, MAX_SWEEP_RUNS, ROW_STREAM,
 };
-use passivity_sim::FastReference;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -125,33 +124,16 @@ const LOUD_PLAN_POINTS: usize = 1000;
 
 /// Warns about the selected runs whose dragged reference is faster than
 /// their step can follow, as `run` does (or, `strict`, refuses the sweep).
-/// Unlike the step's check, which needs a linearization per point and
-/// comes after the runs, this one costs a product per run. A resumed
-/// sweep names its finished runs too: the check comes before the output
-/// folder is read, so that a refusal writes nothing.
+/// A resumed sweep names its finished runs too: the check comes before
+/// the output folder is read, so that a refusal writes nothing.
 fn check_fast_references(
     plan: &SweepPlan,
     selection: &Selection,
     strict: bool,
 ) -> anyhow::Result<()> {
-    let fast: Vec<&(usize, FastReference)> = plan
-        .fast_references()
-        .iter()
-        .filter(|(run, _)| selection.contains(*run))
-        .collect();
-    let Some((first, reference)) = fast.first() else {
+    let Some(message) = plan.fast_references_said(selection) else {
         return Ok(());
     };
-    let runs: Vec<String> = fast.iter().take(20).map(|(r, _)| r.to_string()).collect();
-    let message = format!(
-        "{} of {} runs drag a reference faster than their step can follow: runs {}{}; run {first} (variant {}): {}",
-        fast.len(),
-        selection.indices(plan.len()).len(),
-        runs.join(", "),
-        if fast.len() > 20 { ", ..." } else { "" },
-        plan.variants[first % plan.variants.len()],
-        reference.describe()
-    );
     anyhow::ensure!(
         !strict,
         "{message} (refused by --strict; without it the sweep would run them)"

@@ -365,10 +365,28 @@ impl SweepPlan {
         })
     }
 
-    /// The runs whose dragged reference is faster than their step can
-    /// follow: each run's index and what was found.
-    pub fn fast_references(&self) -> &[(usize, FastReference)] {
-        &self.fast_references
+    /// The selected runs whose dragged reference is faster than their step
+    /// can follow, said in one line (how many, the first 20, the first in
+    /// full), or None when there are none. Unlike the step's check, which
+    /// needs a linearization per point and comes after the runs, this one
+    /// was a product per run when the points were checked.
+    pub fn fast_references_said(&self, selection: &Selection) -> Option<String> {
+        let fast: Vec<&(usize, FastReference)> = self
+            .fast_references
+            .iter()
+            .filter(|(run, _)| selection.contains(*run))
+            .collect();
+        let (first, reference) = fast.first()?;
+        let runs: Vec<String> = fast.iter().take(20).map(|(r, _)| r.to_string()).collect();
+        Some(format!(
+            "{} of {} runs drag a reference faster than their step can follow: runs {}{}; run {first} (variant {}): {}",
+            fast.len(),
+            selection.indices(self.len()).len(),
+            runs.join(", "),
+            if fast.len() > 20 { ", ..." } else { "" },
+            self.variants[first % self.variants.len()],
+            reference.describe()
+        ))
     }
 
     /// The number of runs (points x variants).
