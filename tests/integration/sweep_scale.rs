@@ -196,6 +196,23 @@ fn the_hash_is_fnv1a_and_shards_partition_the_runs() {
                 "{total} runs, {n} shards"
             );
         }
+        // `contains` (which runs a sweep warns about) agrees with `indices`
+        // on every run of the plan.
+        let selections = [
+            Selection::All,
+            Selection::shard("2/3").unwrap(),
+            Selection::Runs(vec![5, 1, 5, 40]),
+        ];
+        for selection in &selections {
+            let selected = selection.indices(total);
+            for run in 0..total {
+                assert_eq!(
+                    selection.contains(run),
+                    selected.contains(&run),
+                    "{selection:?}, run {run} of {total}"
+                );
+            }
+        }
     }
     for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
         let e = Selection::shard(bad).unwrap_err().to_string();
