@@ -16,6 +16,7 @@ use super::recording::Recorder;
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
     shipped_scenarios, ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand,
+    Severity,
 };
 use super::sweep_panel::SweepPanel;
 use super::task_space::{TaskSpaceReadout, TaskSpaceSettings};
@@ -647,10 +648,10 @@ fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
             }
             let mut clear = false;
             for n in s.notices.items.iter().rev().take(8) {
-                let color = if n.error {
-                    egui::Color32::LIGHT_RED
-                } else {
-                    egui::Color32::LIGHT_GREEN
+                let color = match n.severity {
+                    Severity::Info => egui::Color32::LIGHT_GREEN,
+                    Severity::Warning => egui::Color32::ORANGE,
+                    Severity::Error => egui::Color32::LIGHT_RED,
                 };
                 ui.colored_label(color, &n.text);
             }

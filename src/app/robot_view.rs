@@ -172,7 +172,7 @@ fn rebuild_robots(
     let urdf = session.scenario.urdf_path();
     let visuals = robot_visuals(session.plant(), urdf.as_deref(), &mut state.meshes);
     for w in &visuals.warnings {
-        notices.error(format!("{w}; drawn as a simple shape"));
+        notices.warning(format!("{w}; drawn as a simple shape"));
     }
     *layout = ViewLayout {
         arrangement: if urdf.is_some() {

@@ -740,23 +740,49 @@ pub struct Notices {
     pub items: Vec<Notice>,
 }
 
+/// How a notice reads: what happened, something to look at, or what failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notice {
-    pub error: bool,
+    pub severity: Severity,
     pub text: String,
 }
 
 impl Notices {
+    /// What failed (a file not loaded, an export not written).
     pub fn error(&mut self, text: impl Into<String>) {
         let text = text.into();
+        error!("{text}");
+        self.items.push(Notice {
+            severity: Severity::Error,
+            text,
+        });
+    }
+
+    /// What went through but deserves a look (a mesh drawn as a simple
+    /// shape, a sweep whose references are faster than their step).
+    pub fn warning(&mut self, text: impl Into<String>) {
+        let text = text.into();
         warn!("{text}");
-        self.items.push(Notice { error: true, text });
+        self.items.push(Notice {
+            severity: Severity::Warning,
+            text,
+        });
     }
 
     pub fn info(&mut self, text: impl Into<String>) {
         let text = text.into();
         info!("{text}");
-        self.items.push(Notice { error: false, text });
+        self.items.push(Notice {
+            severity: Severity::Info,
+            text,
+        });
     }
 }
 

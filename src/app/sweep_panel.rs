@@ -167,7 +167,7 @@ fn sweep_window(
         .as_ref()
         .and_then(|p| p.warning.lock().unwrap_or_else(|e| e.into_inner()).take());
     if let Some(warning) = warning {
-        notices.error(format!("sweep: {warning}"));
+        notices.warning(format!("sweep: {warning}"));
     }
     // Collect a finished sweep.
     let finished = panel

@@ -16,7 +16,7 @@ use passivity_lab::app::interaction::{
 };
 use passivity_lab::app::robot_view::{RobotPart, RobotViewPlugin, ViewLayout};
 use passivity_lab::app::session::{
-    ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin,
+    ApplyMode, Notices, Playback, ScenarioSource, Session, SessionCommand, SessionPlugin, Severity,
 };
 use passivity_lab::app::stance_geometry::StanceGeometry;
 use passivity_lab::app::task_space::TaskSpaceProbe;
@@ -50,7 +50,7 @@ fn error_notices(app: &App) -> Vec<String> {
         .resource::<Notices>()
         .items
         .iter()
-        .filter(|n| n.error)
+        .filter(|n| n.severity == Severity::Error)
         .map(|n| n.text.clone())
         .collect()
 }
@@ -493,6 +493,42 @@ fn robots_are_placed_by_the_simulation_kinematics() {
     }
 }
 
+/// Meshes that do not resolve are drawn as simple shapes and said as
+/// warnings, not as failures: the robot loaded and runs.
+#[test]
+fn missing_meshes_are_warnings_not_errors() {
+    let text = std::fs::read_to_string(common::repo_path(
+        "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
+    ))
+    .unwrap();
+    let dir = common::Scratch::new("app-session", "missing-meshes");
+    // Outside the robot's package: no mesh of it resolves.
+    let urdf = dir.join("panda.urdf");
+    std::fs::write(&urdf, text).unwrap();
+    let mut app = app(ScenarioSource::Urdf(urdf), 1.0 / 30.0);
+    app.add_plugins(AssetPlugin::default())
+        .init_asset::<Mesh>()
+        .init_asset::<StandardMaterial>()
+        .add_plugins(RobotViewPlugin);
+    run_until(&mut app, 0.1);
+    app.update();
+    let notices = &app.world().resource::<Notices>().items;
+    let warnings: Vec<&String> = notices
+        .iter()
+        .filter(|n| n.severity == Severity::Warning)
+        .map(|n| &n.text)
+        .collect();
+    assert!(
+        !warnings.is_empty() && warnings.iter().all(|w| w.contains("simple shape")),
+        "{notices:#?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("link3.dae")),
+        "{warnings:#?}"
+    );
+    assert!(error_notices(&app).is_empty(), "{notices:#?}");
+}
+
 #[test]
 fn a_diverging_variant_stops_and_the_others_go_on() {
     let mut app = app(ScenarioSource::EmbeddedDefault, 1.0 / 30.0);
@@ -535,8 +571,9 @@ fn a_rapier_scenario_runs_live_with_its_contacts() {
     let mut app = app(scenario("solo12_drop"), 1.0 / 60.0);
     run_until(&mut app, 0.6);
     let notices = app.world().resource::<Notices>();
+    // Nothing failed, and nothing needs a look (Solo-12's meshes load).
     assert!(
-        notices.items.iter().all(|n| !n.error),
+        notices.items.iter().all(|n| n.severity == Severity::Info),
         "{:?}",
         notices.items
     );
