@@ -111,7 +111,7 @@ impl SweepPanel {
         std::thread::spawn(move || {
             let outcome = plan(&owned, &key, &values, threads).map(|plan| {
                 *worker.warning.lock().unwrap_or_else(|e| e.into_inner()) =
-                    plan.fast_references_said(&Selection::All);
+                    plan.fast_references_said(&Selection::All, &[]);
                 worker.total.store(plan.len(), Ordering::Relaxed);
                 let report = |done, _total| worker.done.store(done, Ordering::Relaxed);
                 plan.run(threads, &report, &worker.stop)

@@ -122,24 +122,16 @@ fn spec(args: &Args) -> anyhow::Result<SweepSpec> {
 /// Points from which the sweep says that it is checking them.
 const LOUD_PLAN_POINTS: usize = 1000;
 
-/// Warns about the selected runs whose dragged reference is faster than
-/// their step can follow, as `run` does (or, `strict`, refuses the sweep).
-/// A resumed sweep names its finished runs too: the check comes before
-/// the output folder is read, so that a refusal writes nothing.
-fn check_fast_references(
-    plan: &SweepPlan,
-    selection: &Selection,
-    strict: bool,
-) -> anyhow::Result<()> {
-    let Some(message) = plan.fast_references_said(selection) else {
-        return Ok(());
-    };
-    anyhow::ensure!(
-        !strict,
-        "{message} (refused by --strict; without it the sweep would run them)"
-    );
-    eprintln!("warning: {message}");
-    Ok(())
+/// Refuses, under `--strict`, a sweep with selected runs whose dragged
+/// reference is faster than their step can follow. It comes before the
+/// output folder is made, so that a refusal writes nothing.
+fn refuse_fast_references(plan: &SweepPlan, selection: &Selection) -> anyhow::Result<()> {
+    match plan.fast_references_said(selection, &[]) {
+        Some(message) => {
+            anyhow::bail!("{message} (refused by --strict; without it the sweep would run them)")
+        }
+        None => Ok(()),
+    }
 }
 
 pub fn run(mut args: Args) -> anyhow::Result<()> {
@@ -169,7 +161,9 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     let plan = SweepPlan::build(&scenario, spec)?;
     selection.check(plan.len())?;
-    check_fast_references(&plan, &selection, args.strict)?;
+    if args.strict {
+        refuse_fast_references(&plan, &selection)?;
+    }
     let metrics: Vec<String> = if args.metric.is_empty() {
         DEFAULT_METRICS.iter().map(|m| m.to_string()).collect()
     } else {
@@ -209,6 +203,11 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         Vec::new()
     };
     let resumed = previous.len();
+    // Warned as `run` warns, for the runs still to run.
+    let finished: Vec<usize> = previous.iter().map(|row| row.run).collect();
+    if let Some(message) = plan.fast_references_said(&selection, &finished) {
+        eprintln!("warning: {message}");
+    }
     let stream = RowStream::start(&stream_path, &plan.hash, &previous)?;
     interrupt::install()?;
     let keys = plan.spec.keys().join(" x ");

@@ -367,21 +367,36 @@ impl SweepPlan {
 
     /// The selected runs whose dragged reference is faster than their step
     /// can follow, said in one line (how many, the first 20, the first in
-    /// full), or None when there are none. Unlike the step's check, which
-    /// needs a linearization per point and comes after the runs, this one
-    /// was a product per run when the points were checked.
-    pub fn fast_references_said(&self, selection: &Selection) -> Option<String> {
+    /// full), or None when there are none. `finished` lists the runs a
+    /// resumed sweep already has (in any order), which are left out. Unlike
+    /// the step's check, which needs a linearization per point and comes
+    /// after the runs, this one was a product per run when the points were
+    /// checked.
+    pub fn fast_references_said(
+        &self,
+        selection: &Selection,
+        finished: &[usize],
+    ) -> Option<String> {
+        let mut finished = finished.to_vec();
+        finished.sort_unstable();
+        let left = |run: usize| finished.binary_search(&run).is_err();
         let fast: Vec<&(usize, FastReference)> = self
             .fast_references
             .iter()
-            .filter(|(run, _)| selection.contains(*run))
+            .filter(|(run, _)| selection.contains(*run) && left(*run))
             .collect();
         let (first, reference) = fast.first()?;
         let runs: Vec<String> = fast.iter().take(20).map(|(r, _)| r.to_string()).collect();
+        let selected = selection.indices(self.len());
+        let of = if finished.is_empty() {
+            format!("{} runs", selected.len())
+        } else {
+            let left = selected.into_iter().filter(|&r| left(r)).count();
+            format!("the {left} runs left")
+        };
         Some(format!(
-            "{} of {} runs drag a reference faster than their step can follow: runs {}{}; run {first} (variant {}): {}",
+            "{} of {of} drag a reference faster than their step can follow: runs {}{}; run {first} (variant {}): {}",
             fast.len(),
-            selection.indices(self.len()).len(),
             runs.join(", "),
             if fast.len() > 20 { ", ..." } else { "" },
             self.variants[first % self.variants.len()],

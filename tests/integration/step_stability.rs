@@ -6,6 +6,7 @@ use crate::common;
 
 use common::{repo_path, run_fails, Scratch};
 use passivity_lab::scenario::{run_variant, Scenario};
+use passivity_lab::sweep::{Selection, SweepPlan, SweepSpec};
 
 const FIXTURE: &str = "tests/fixtures/fuzz/gains_beyond_the_step.toml";
 
@@ -214,4 +215,24 @@ fn a_sweep_names_its_fast_references_before_it_runs_and_strict_refuses() {
         "{err}"
     );
     assert!(!dir.join("strict").exists(), "refused, nothing written");
+    // A resumed sweep names only the runs it has left: none here, both ran
+    // (run 1 diverged, so the sweep still ends with an error, as it did).
+    let mut resumed = run_args.clone();
+    resumed.push("--resume".into());
+    let o = common::run(&resumed.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = common::stderr(&o);
+    assert!(err.contains("resuming: 2 runs already finished"), "{err}");
+    assert!(!err.contains("faster than their step"), "{err}");
+    // With run 0 finished, run 1 is still named, as one of the runs left.
+    let plan = SweepPlan::build(
+        &Scenario::load(&scenario).unwrap(),
+        SweepSpec::parse(&["reference.bandwidth=50,1e4".into()], &[], None, 0).unwrap(),
+    )
+    .unwrap();
+    let left = plan.fast_references_said(&Selection::All, &[0]).unwrap();
+    assert!(
+        left.starts_with("1 of the 1 runs left drag a reference") && left.contains("runs 1;"),
+        "{left}"
+    );
+    assert_eq!(plan.fast_references_said(&Selection::All, &[1]), None);
 }
