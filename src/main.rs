@@ -6,6 +6,8 @@ mod cli;
 fn main() -> std::process::ExitCode {
     match cli::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // Its reader had what it wanted (`| head`).
+        Err(e) if e.is::<cli::stdout::StdoutClosed>() => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             if e.is::<cli::interrupt::Interrupted>() {

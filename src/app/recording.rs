@@ -13,6 +13,7 @@
 use super::session::Notices;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -368,7 +369,11 @@ fn finish_recordings(
             Ok(report) => {
                 notices.info(report.describe());
                 if scripted {
-                    println!("{}", report.describe());
+                    // For the script that asked for it; a closed
+                    // standard output must not panic the app.
+                    if let Err(e) = writeln!(std::io::stdout(), "{}", report.describe()) {
+                        warn!("the recording's report not printed: {e}");
+                    }
                     exit.write(AppExit::Success);
                 }
             }

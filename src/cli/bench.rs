@@ -2,6 +2,7 @@
 //! over random states, measured like ../shared/bench/pin_bench.cpp (64
 //! states, warm-up, best of 5 repetitions) for side-by-side ratios.
 
+use super::stdout::outln;
 use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
     aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
@@ -512,7 +513,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         let divisors = per_algorithm(&|divisor| divisor);
         let calls = per_algorithm(&|divisor| calls_made(args.iterations / divisor));
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "model": model_path,
@@ -522,14 +523,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "iterations_divisor": divisors,
                 "calls": calls,
             })
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "model {} nv {nv} end_frames {end_frames}",
             model_path.display()
-        );
+        )?;
         for (name, us) in &results {
-            println!("{name} {us:.3}");
+            outln!("{name} {us:.3}")?;
         }
     }
     Ok(())

@@ -8,6 +8,7 @@
 
 use super::bench::{check_names, link_frame, Bench, Calls};
 use super::bench_models::{urdf, Topology};
+use super::stdout::{out, outln};
 use super::{load_model, LoadArgs, RootArg};
 use anyhow::Context;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
@@ -140,10 +141,10 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
                         None => bench.time(name, Calls::Budget(args.budget)),
                     };
                     let Some(us) = us else { continue };
-                    println!(
+                    outln!(
                         "{}{n} {root_name} bodies {bodies} nv {nv} depth {depth} {name} {us:.3}",
                         topology.name()
-                    );
+                    )?;
                     rows.push(CostRow {
                         model: format!("{}{n}", topology.name()),
                         topology: topology.name().into(),
@@ -162,12 +163,12 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
     let csv = out.join("cost.csv");
     std::fs::write(&csv, to_csv(&rows))
         .with_context(|| format!("{}: cannot write the table", csv.display()))?;
-    println!("{}", csv.display());
+    outln!("{}", csv.display())?;
     let paths = write_figure(out, "cost", |root| draw_cost_curves(root, &rows))
         .with_context(|| format!("--out {}: writing the figure", out.display()))?;
     for p in paths {
-        println!("{}", p.display());
+        outln!("{}", p.display())?;
     }
-    print!("{}", slope_table(&rows));
+    out!("{}", slope_table(&rows))?;
     Ok(())
 }

@@ -18,6 +18,7 @@
 
 use super::bench::{time_us, Calls};
 use super::load_scenario;
+use super::stdout::outln;
 use passivity_lab::algorithms::aba;
 use passivity_lab::control::{ControlLaw, SlotineLi};
 use passivity_lab::scenario::{run_variant, RunEstimate, Variant};
@@ -221,9 +222,9 @@ pub fn run(
             );
         }
         if json {
-            println!("{line}");
+            outln!("{line}")?;
         } else {
-            println!("{text}");
+            outln!("{text}")?;
         }
     }
     Ok(())

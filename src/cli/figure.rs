@@ -1,5 +1,6 @@
 //! `passivity-lab figure`: figures that need no run.
 
+use super::stdout::{out, outln};
 use anyhow::Context;
 use passivity_lab::figures::connections;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
@@ -54,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let figure = connections::ConnectionsFigure::default();
             let paths = write_figure(&folder, "connections", |root| figure.draw(root))
                 .with_context(|| format!("--out {}: writing the figure", out.display()))?;
-            print_paths(&paths);
+            print_paths(&paths)?;
             Ok(())
         }
         Which::CostCurves { csv, out } => {
@@ -67,15 +68,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let folder = create_folder(&out)?;
             let paths = write_figure(&folder, "cost", |root| draw_cost_curves(root, &rows))
                 .with_context(|| format!("--out {}: writing the figure", out.display()))?;
-            print!("{}", slope_table(&rows));
-            print_paths(&paths);
+            out!("{}", slope_table(&rows))?;
+            print_paths(&paths)?;
             Ok(())
         }
     }
 }
 
-fn print_paths(paths: &[PathBuf]) {
+fn print_paths(paths: &[PathBuf]) -> anyhow::Result<()> {
     for p in paths {
-        println!("{}", p.display());
+        outln!("{}", p.display())?;
     }
+    Ok(())
 }

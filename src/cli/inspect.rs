@@ -3,6 +3,7 @@
 //! mobility, how far the configuration is from closing them); given a
 //! scenario (`.toml`), the closed chain of its `[[loop_closures]]`.
 
+use super::stdout::outln;
 use super::{load_model, LoadArgs};
 use anyhow::{anyhow, bail, Context};
 use passivity_lab::algorithms::Workspace;
@@ -27,17 +28,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let model = load_model(&args.urdf, args.load)?;
     let mass: f64 = model.bodies.iter().map(|b| b.inertia.mass).sum();
-    println!(
+    outln!(
         "{}: {} bodies, nq = {}, nv = {}, total mass {mass:.4} kg",
         model.name,
         model.nbodies(),
         model.nq,
         model.nv
-    );
-    println!(
+    )?;
+    outln!(
         "{:>4} {:>6} {:<28} {:<28} {:<10} {:>10}",
-        "body", "parent", "joint", "link", "type", "mass"
-    );
+        "body",
+        "parent",
+        "joint",
+        "link",
+        "type",
+        "mass"
+    )?;
     for (i, b) in model.bodies.iter().enumerate() {
         let kind = match b.joint {
             Joint::Revolute { .. } => "revolute",
@@ -45,26 +51,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Joint::Free => "free",
         };
         let parent = b.parent.map_or("world".to_string(), |p| p.to_string());
-        println!(
+        outln!(
             "{i:>4} {parent:>6} {:<28} {:<28} {kind:<10} {:>10.4}",
-            b.joint_name, b.name, b.inertia.mass
-        );
+            b.joint_name,
+            b.name,
+            b.inertia.mass
+        )?;
     }
     if let Some(c) = model.coupling() {
         let (tree_nq, tree_nv) = c.tree_sizes();
-        println!(
+        outln!(
             "{} mimic joints (tree nq = {tree_nq}, nv = {tree_nv}; the robot's coordinates are its independent joints):",
             c.relations.len()
-        );
+        )?;
         for r in &c.relations {
-            println!(
+            outln!(
                 "  {} = {} * {} + {}",
-                r.joint, r.multiplier, r.primary, r.offset
-            );
+                r.joint,
+                r.multiplier,
+                r.primary,
+                r.offset
+            )?;
         }
     }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
-    println!("{} frames: {}", names.len(), names.join(", "));
+    outln!("{} frames: {}", names.len(), names.join(", "))?;
     if !args.chain.loops.is_empty() {
         closed_chain(&model, &args.chain)?;
     }
@@ -86,27 +97,27 @@ fn scenario_chain(path: &std::path::Path) -> anyhow::Result<()> {
     let Some(c) = variants.first().and_then(|v| v.closed_chain.as_ref()) else {
         bail!("{}: the scenario has no variant", path.display());
     };
-    println!("loop closures ({}):", file.loop_closures.len());
+    outln!("loop closures ({}):", file.loop_closures.len())?;
     for (i, l) in file.loop_closures.iter().enumerate() {
         let axis = l.axis.map_or(String::new(), |a| {
             format!(" about [{}, {}, {}]", a[0], a[1], a[2])
         });
-        println!(
+        outln!(
             "  {}: {} = {}, {}{axis}",
             l.name.clone().unwrap_or_else(|| format!("loop{i}")),
             l.frame_a,
             l.frame_b,
             l.kind.name()
-        );
+        )?;
     }
-    println!("{}", c.partition());
+    outln!("{}", c.partition())?;
     let q: Vec<String> = variants[0]
         .simulation
         .q
         .iter()
         .map(|x| format!("{x:.6}"))
         .collect();
-    println!("initial q on the loops: [{}]", q.join(", "));
+    outln!("initial q on the loops: [{}]", q.join(", "))?;
     Ok(())
 }
 
@@ -234,7 +245,7 @@ fn closed_chain(model: &Model, args: &LoopArgs) -> anyhow::Result<()> {
     } else {
         "given"
     };
-    println!("loop closures ({}):", chain.closures().len());
+    outln!("loop closures ({}):", chain.closures().len())?;
     for c in chain.closures() {
         let axis = match c.kind {
             LoopKind::Point => String::new(),
@@ -242,17 +253,17 @@ fn closed_chain(model: &Model, args: &LoopArgs) -> anyhow::Result<()> {
                 format!(" about [{}, {}, {}]", axis.x, axis.y, axis.z)
             }
         };
-        println!(
+        outln!(
             "  {}: {} = {}, {}{axis} ({} rows)",
             c.name,
             model.frames[c.frame_a].name,
             model.frames[c.frame_b].name,
             c.kind.name(),
             c.kind.rows()
-        );
+        )?;
     }
     let joint = |s: &usize| model.bodies[model.dof_body[*s]].joint_name.clone();
-    println!(
+    outln!(
         "mobility {} ({} speeds, {} loop rows); independent joints ({chosen}): {}; dependent: {}",
         chain.mobility(),
         model.nv,
@@ -269,13 +280,13 @@ fn closed_chain(model: &Model, args: &LoopArgs) -> anyhow::Result<()> {
             .map(joint)
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    )?;
     let values: Vec<String> = q.iter().map(|x| format!("{x:.6}")).collect();
-    println!(
+    outln!(
         "projected onto the loops in {} Newton steps (|phi| = {:.1e}): q = [{}]",
         projection.iterations,
         projection.residual,
         values.join(", ")
-    );
+    )?;
     Ok(())
 }

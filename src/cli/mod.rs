@@ -11,6 +11,7 @@ mod inspect;
 pub mod interrupt;
 mod run;
 mod selfcheck;
+pub mod stdout;
 mod sweep;
 mod sweep_merge;
 

@@ -2,6 +2,7 @@
 //! Panda and Solo-12 (free root) and compares every quantity with the
 //! embedded Pinocchio 4.1 reference data.
 
+use super::stdout::outln;
 use anyhow::{bail, Context};
 use passivity_lab::eval::{compare, evaluate};
 use passivity_lab::factorization::Factorization;
@@ -34,7 +35,7 @@ const CASES: [Case; 2] = [
 ];
 
 pub fn run() -> anyhow::Result<()> {
-    println!("passivity-lab selfcheck: the dynamics core against Pinocchio 4.1 reference data");
+    outln!("passivity-lab selfcheck: the dynamics core against Pinocchio 4.1 reference data")?;
     let mut failures = 0;
     for case in &CASES {
         let mut model = Model::from_urdf_str(case.urdf, case.name, case.root)?;
@@ -45,30 +46,32 @@ pub fn run() -> anyhow::Result<()> {
             &reference,
             &Factorization::ChristoffelConsistent,
         )?;
-        println!(
+        outln!(
             "\n{}: {} samples",
             case.name,
             reference["samples"].as_array().map_or(0, Vec::len)
-        );
-        println!(
+        )?;
+        outln!(
             "  {:<32} {:>14} {:>10}  result",
-            "quantity", "max rel. err", "tolerance"
-        );
+            "quantity",
+            "max rel. err",
+            "tolerance"
+        )?;
         for c in compare(&ours, &reference) {
             let ok = c.relative_error <= c.tolerance;
             failures += usize::from(!ok);
-            println!(
+            outln!(
                 "  {:<32} {:>14.3e} {:>10.0e}  {}",
                 c.quantity,
                 c.relative_error,
                 c.tolerance,
                 if ok { "ok" } else { "FAIL" }
-            );
+            )?;
         }
     }
     if failures > 0 {
         bail!("{failures} quantities differ from the reference");
     }
-    println!("\nall quantities match");
+    outln!("\nall quantities match")?;
     Ok(())
 }

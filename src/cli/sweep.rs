@@ -6,6 +6,7 @@
 //! its run ends; `--resume` continues a sweep that was stopped or killed.
 
 use super::interrupt::{self, Interrupted};
+use super::stdout::out;
 use super::sweep_merge;
 use super::{load_scenario, output_folder_resuming};
 use anyhow::Context;
@@ -289,7 +290,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     if let Some(e) = stream_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         anyhow::bail!("the sweep stopped: cannot append its rows: {e}");
     }
-    print!("{}", table.csv(&metrics));
+    out!("{}", table.csv(&metrics))?;
     eprintln!("wrote {}", out.join("sweep.csv").display());
     if !complete {
         return Err(Interrupted(format!(

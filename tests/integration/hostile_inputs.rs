@@ -764,3 +764,39 @@ fn files_written_together_appear_together_or_not_at_all() {
     assert_eq!(std::fs::read(&a).unwrap(), b"png");
     assert_eq!(std::fs::read(&b).unwrap(), b"svg");
 }
+
+/// A reader that closes standard output early (`inspect robot.urdf |
+/// head -1`) ends the command quietly and successfully: `println!` panicked
+/// on the broken pipe, with a backtrace.
+#[test]
+fn a_closed_standard_output_ends_a_command_quietly() {
+    let model = repo_path("benches/models/serial20.urdf");
+    let commands: [&[&str]; 3] = [
+        &["inspect", s(&model)],
+        &["selfcheck"],
+        &[
+            "bench",
+            "--model",
+            s(&model),
+            "--only",
+            "rnea",
+            "--iterations",
+            "50",
+        ],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reading end closed before the first line is written: every
+        // write gets EPIPE (Rust ignores SIGPIPE).
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {:?}\n{err}", o.status);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
