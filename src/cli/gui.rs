@@ -16,8 +16,9 @@ pub struct Args {
     /// exiting when no screenshot is asked for.
     #[arg(long)]
     frames: Option<u32>,
-    /// Record the window to this animated GIF for --seconds seconds from
-    /// the start, write it, and exit.
+    /// Record the window to this animated GIF for --seconds seconds, from
+    /// the 30th frame rendered (the first show black while pipelines
+    /// compile), write it, say what was written, and exit.
     #[arg(long)]
     record: Option<PathBuf>,
     /// Length of the --record recording, seconds (default 5, at most 600).

@@ -29,7 +29,8 @@ pub struct Args {
     force: bool,
     /// Refuse instead of warning: load the robot as with `robot.strict =
     /// true` (a body whose inertia is not physical is refused instead of
-    /// corrected), and refuse gains the integrator cannot take at its step.
+    /// corrected), refuse gains the integrator cannot take at its step and
+    /// a dragged reference faster than the step.
     #[arg(long)]
     strict: bool,
 }

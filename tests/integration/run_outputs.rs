@@ -8,7 +8,7 @@ use crate::common;
 
 use common::{eval_args, repo_path, run_scenario_within, run_within, stderr};
 use passivity_lab::io::RunFolder;
-use passivity_lab::scenario::{RunEstimate, Scenario, MAX_STEPS};
+use passivity_lab::scenario::{RunEstimate, Scenario, MAX_STEPS, RESERVED_NAMES};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -738,4 +738,40 @@ fn a_bad_name_fails_before_the_run_and_writes_nothing() {
         stderr(&o)
     );
     assert!(!out.exists());
+}
+
+/// Every file a run writes besides its variants' CSVs has a name no variant
+/// may take (`RESERVED_NAMES`): the default run writes every plot of a
+/// joint-space run, `passivity` among them (a variant could take that name).
+#[test]
+fn the_files_a_run_writes_are_names_no_variant_may_take() {
+    let dir = scratch("reserved");
+    let out = dir.join("out");
+    let o = common::run(&["run", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let scenario = Scenario::load(out.join("scenario.resolved.toml")).unwrap();
+    let variants: Vec<String> = scenario
+        .file
+        .variants
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    let mut stems: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            let ext = name.rfind('.').unwrap();
+            name[..ext].to_string()
+        })
+        .filter(|stem| !variants.contains(stem))
+        .collect();
+    stems.sort();
+    stems.dedup();
+    assert!(stems.contains(&"passivity".to_string()), "{stems:?}");
+    for stem in &stems {
+        assert!(
+            RESERVED_NAMES.contains(&stem.as_str()),
+            "{stem} is written by a run but a variant may take it: {stems:?}"
+        );
+    }
 }

@@ -8,7 +8,7 @@ pub const MAX_NAME_LENGTH: usize = 64;
 
 /// Names of the files a run writes besides the variants' CSVs (case does
 /// not matter): a variant may not take them.
-pub const RESERVED_NAMES: [&str; 13] = [
+pub const RESERVED_NAMES: [&str; 14] = [
     "summary",
     "scenario.resolved",
     "manifest",
@@ -22,6 +22,7 @@ pub const RESERVED_NAMES: [&str; 13] = [
     "task",
     "task_path_3d",
     "torque_spectrum",
+    "passivity",
 ];
 
 /// What is wrong with `name` as a file or folder name, if anything: it
