@@ -11,7 +11,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("R", "back to the scenario's view"),
     (
         "V",
-        "point mass: the side view (Wensing et al. 2023, Fig. 6)",
+        "point mass: the still view of Wensing, Englsberger & Slotine (2023), Fig. 6, or a close-up",
     ),
     ("C", "hide or show the controls"),
     ("P", "hide or show the plots"),

@@ -31,7 +31,8 @@
 //!   and what the contact rows see; the damping removes energy at any d.
 //! - Joint limits (URDF, both ends given): rows e_k for q_k >= lower and
 //!   -e_k for q_k <= upper, the same Signorini condition on their gaps.
-//! - Coupled joints (mimic joints, geared rotors; Wensing, Englsberger & Slotine (2023), sec. VI-C):
+//! - Coupled joints (mimic joints, geared rotors: clusters of Chignoli et
+//!   al. (2023), as in Wensing, Englsberger & Slotine (2023), sec. VI-C):
 //!   the state is the system's (q, v), with v_tree = A v. H and b are the
 //!   system's (CRBA and RNEA map every tree entry into its independent
 //!   speed), the L^T D L runs over the elimination tree of H's pattern, a

@@ -416,8 +416,8 @@ impl Scenario {
 }
 
 /// Per body: (gear ratio g, spin axis) of a geared rotor, a revolute body
-/// that mimics a joint with |g| != 1 (`[[robot.rotors]]`, Wensing,
-/// Englsberger & Slotine (2023), sec. VI-C); None for the other bodies. Its
+/// that mimics a joint with |g| != 1 (`[[robot.rotors]]`, a cluster of
+/// Chignoli et al. (2023)); None for the other bodies. Its
 /// regressor columns carry g^2 (the axial inertia's, in the driven joint's
 /// row), and a parameter's adaptation loop gain is gamma_p |Y_p|^2: the
 /// Euclidean law divides a single gamma by g^4 on the rotor's ten

@@ -224,7 +224,8 @@ pub struct RotorSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RotorEstimate {
-    /// The clustered model the plant has (Wensing, Englsberger & Slotine (2023), sec. VI-C).
+    /// The clustered model the plant has (Chignoli et al. (2023); its C*
+    /// as in Wensing, Englsberger & Slotine (2023), sec. VI-C).
     #[default]
     Exact,
     /// The common shortcut: each rotor welded to its joint's parent, its

@@ -1,6 +1,6 @@
 //! Articulated-body algorithm over the cluster tree of a coupled model
-//! (Wensing, Englsberger & Slotine (2023), sec. VI-C; Chignoli and Wensing's cluster ABA for local loop
-//! closures), in world coordinates like the tree's ABA (`aba.rs`).
+//! (Wensing, Englsberger & Slotine (2023), sec. VI-C; the cluster ABA for
+//! local loop closures of Chignoli et al. (2023)), in world coordinates like the tree's ABA (`aba.rs`).
 //!
 //! A cluster hangs from one anchor body a (see `model/clusters.rs`) and
 //! its member bodies b move with its independent speeds y:

@@ -6,7 +6,7 @@
 //! (eqs. 25-27), C_kj = Phi_k . F1 (eq. 29), C_jk = Phi_dot_k . F2 + Phi_k . F3
 //! (eq. 30), H_kj = Phi_k . F2 (eq. 28), dH/dt_kj = C_kj + C_jk. With a free
 //! root, Phi_dot = v x Phi holds for its body-frame speeds too, so the same
-//! recursion gives the generalized-speed C* (Wensing, Englsberger & Slotine (2023), sec. V). With mimic
+//! recursion gives the generalized-speed C* (Wensing, Englsberger & Slotine (2023), sec. VI-B, by Prop. V.3). With mimic
 //! joints this is Wensing, Englsberger & Slotine (2023), Algorithm 1 for clusters: each tree entry is
 //! added into its independent speeds' entries, C = A^T C_tree A (the
 //! A^T H A_dot term of Thm. V.1 vanishes: A is constant).

@@ -7,7 +7,7 @@
 //!   H X_dot + C(q, q_dot) X = 0.
 //!
 //! d/dt (X^T H X) = X^T (H_dot - C - C^T) X, so every admissible C (metric
-//! compatible: H_dot = C + C^T, Wensing, Englsberger & Slotine (2023), Prop. III.1) keeps the H-Gram
+//! compatible: H_dot = C + C^T, Wensing, Englsberger & Slotine (2023), Prop. IV.1) keeps the H-Gram
 //! matrix of the transported vectors. Geodesics, H q_ddot + C q_dot = 0, are
 //! the same for every admissible C since C q_dot = C* q_dot. With a free
 //! root the vectors hold generalized speeds and G the generalized symbols

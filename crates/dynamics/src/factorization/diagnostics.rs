@@ -70,8 +70,9 @@ impl Diagnoser {
     /// T_ijk = (G_ijk - G_ikj) - (G*_ijk - G*_ikj): with generalized speeds
     /// the structure constants are G*_ijk - G*_ikj because the Riemannian
     /// connection is torsion-free, so this holds for both coordinates and
-    /// the free root's body-frame speeds. The contorsion is D = G* - G
-    /// (Wensing, Englsberger & Slotine (2023), after eq. 9).
+    /// the free root's body-frame speeds (Wensing, Englsberger & Slotine
+    /// (2023), eq. 9). The contorsion is D = G* - G (ibid., sec. III-C1,
+    /// before Prop. III.1).
     ///
     /// # Panics
     /// If the diagnoser was made for a model with another `nv`,

@@ -1,5 +1,5 @@
-//! The cluster tree of a coupled model (Wensing, Englsberger & Slotine (2023), sec. VI-C; Chignoli and
-//! Wensing's local loop closures): bodies moved by the same independent
+//! The cluster tree of a coupled model (Wensing, Englsberger & Slotine (2023), sec. VI-C; the local loop
+//! closures of Chignoli et al. (2023)): bodies moved by the same independent
 //! speeds form a cluster, and every cluster hangs from one body of another
 //! cluster (its anchor) or from the world, so that the clusters form a tree
 //! over which the articulated-body recursion runs.

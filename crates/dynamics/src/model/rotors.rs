@@ -2,8 +2,10 @@
 //! each rotor is a body on its joint's parent link, at the joint origin,
 //! turning about the joint axis through a continuous joint that mimics the
 //! driven joint with the gear ratio as multiplier (q_rotor = g q_joint).
-//! This is the model of `tests/fixtures/robots/panda_rotors.urdf` and of
-//! Wensing, Englsberger & Slotine (2023), sec. VI-C (each joint and its rotor form a cluster).
+//! This is the model of `tests/fixtures/robots/panda_rotors.urdf`: each
+//! joint and its rotor form a cluster, a local loop closure through the
+//! gears (Chignoli et al. (2023)), whose C-bar* is that of Wensing,
+//! Englsberger & Slotine (2023), sec. VI-C.
 
 use super::{Model, ModelError, UrdfOptions};
 use crate::input::{read_text, InputKind};
