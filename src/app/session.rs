@@ -757,32 +757,27 @@ pub struct Notice {
 impl Notices {
     /// What failed (a file not loaded, an export not written).
     pub fn error(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        error!("{text}");
-        self.items.push(Notice {
-            severity: Severity::Error,
-            text,
-        });
+        self.push(Severity::Error, text.into());
     }
 
     /// What went through but deserves a look (a mesh drawn as a simple
     /// shape, a sweep whose references are faster than their step).
     pub fn warning(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        warn!("{text}");
-        self.items.push(Notice {
-            severity: Severity::Warning,
-            text,
-        });
+        self.push(Severity::Warning, text.into());
     }
 
     pub fn info(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        info!("{text}");
-        self.items.push(Notice {
-            severity: Severity::Info,
-            text,
-        });
+        self.push(Severity::Info, text.into());
+    }
+
+    /// Shows `text` and logs it at the same level.
+    fn push(&mut self, severity: Severity, text: String) {
+        match severity {
+            Severity::Info => info!("{text}"),
+            Severity::Warning => warn!("{text}"),
+            Severity::Error => error!("{text}"),
+        }
+        self.items.push(Notice { severity, text });
     }
 }
 

@@ -55,6 +55,15 @@ fn error_notices(app: &App) -> Vec<String> {
         .collect()
 }
 
+/// `app` with the 3-D view's robots (meshes and materials as assets).
+fn with_robot_view(mut app: App) -> App {
+    app.add_plugins(AssetPlugin::default())
+        .init_asset::<Mesh>()
+        .init_asset::<StandardMaterial>()
+        .add_plugins(RobotViewPlugin);
+    app
+}
+
 /// Updates until the session has reached `t` seconds.
 fn run_until(app: &mut App, t: f64) {
     while session(app).time() < t {
@@ -458,11 +467,7 @@ fn a_urdf_without_scenario_gets_one() {
 
 #[test]
 fn robots_are_placed_by_the_simulation_kinematics() {
-    let mut app = app(scenario("panda_adaptive_payload"), 1.0 / 30.0);
-    app.add_plugins(AssetPlugin::default())
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>()
-        .add_plugins(RobotViewPlugin);
+    let mut app = with_robot_view(app(scenario("panda_adaptive_payload"), 1.0 / 30.0));
     run_until(&mut app, 0.5);
     app.update();
     let layout = app.world().resource::<ViewLayout>().clone();
@@ -505,11 +510,7 @@ fn missing_meshes_are_warnings_not_errors() {
     // Outside the robot's package: no mesh of it resolves.
     let urdf = dir.join("panda.urdf");
     std::fs::write(&urdf, text).unwrap();
-    let mut app = app(ScenarioSource::Urdf(urdf), 1.0 / 30.0);
-    app.add_plugins(AssetPlugin::default())
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>()
-        .add_plugins(RobotViewPlugin);
+    let mut app = with_robot_view(app(ScenarioSource::Urdf(urdf), 1.0 / 30.0));
     run_until(&mut app, 0.1);
     app.update();
     let notices = &app.world().resource::<Notices>().items;
