@@ -135,9 +135,10 @@ def on_ray(
     """Runs the sweep on a Ray cluster: one task per run, rows streamed back
     as they finish, the same table as ``run`` (timing columns aside).
 
-    ``address`` is the cluster's (``"auto"``, ``"ray://host:10001"``); with
-    none, an already initialised Ray is used, else a local one is started
-    (and shut down at the end). Every worker needs ``passivity_lab``
+    An already initialised Ray is used as it is (and left running). Else
+    Ray is initialised with ``address``, the cluster's (``"auto"`` for a
+    running one, ``"ray://host:10001"``; none starts a local one), and
+    shut down at the end. Every worker needs ``passivity_lab``
     installed and, for a scenario with a URDF, the files at the same paths.
 
     A task whose worker (process or node) dies is run again, up to
@@ -159,10 +160,11 @@ def on_ray(
     sweep = _Sweep(scenario, grid, samples, n, seed)
     sweep.plan.check_size(1, allow_long)
     total = sweep.plan.runs
-    started = False
-    if address is not None or not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, ignore_reinit_error=True)
-        started = True
+    # The caller's Ray session, if any, is theirs: neither re-initialised
+    # nor shut down here.
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, include_dashboard=False)
     try:
         task = ray.remote(_run_one).options(
             max_retries=max_retries, retry_exceptions=False, num_cpus=1

@@ -23,9 +23,18 @@ pub struct Scenario {
     inner: LibScenario,
 }
 
+/// Deepest nesting of lists and dicts a value may have: a scenario's keys
+/// need a few levels; a list or dict that contains itself has no end.
+const MAX_VALUE_DEPTH: usize = 64;
+
 /// A Python value as a TOML value: bool, int, float, str, and lists and
 /// dicts of them; every float finite (else ValueError naming `key`).
 fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
+    nested_toml_value(x, key, 0)
+}
+
+/// [`toml_value`] of a value `depth` lists or dicts down.
+fn nested_toml_value(x: &Bound<'_, PyAny>, key: &str, depth: usize) -> PyResult<toml::Value> {
     if x.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(x.extract()?));
     }
@@ -42,10 +51,16 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     if x.is_instance_of::<PyString>() {
         return Ok(toml::Value::String(x.extract()?));
     }
-    if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
+    let container = x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
+    if (container || x.is_instance_of::<PyDict>()) && depth >= MAX_VALUE_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "{key}: lists and dicts nested more than {MAX_VALUE_DEPTH} deep (or one that contains itself)"
+        )));
+    }
+    if container {
         return x
             .try_iter()?
-            .map(|item| toml_value(&item?, key))
+            .map(|item| nested_toml_value(&item?, key, depth + 1))
             .collect::<PyResult<Vec<_>>>()
             .map(toml::Value::Array);
     }
@@ -55,7 +70,7 @@ fn toml_value(x: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
             let name = k.extract::<String>().map_err(|_| {
                 PyValueError::new_err(format!("{key}: a table's keys must be str, not {k:?}"))
             })?;
-            table.insert(name, toml_value(&v, key)?);
+            table.insert(name, nested_toml_value(&v, key, depth + 1)?);
         }
         return Ok(toml::Value::Table(table));
     }

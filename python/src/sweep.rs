@@ -8,8 +8,8 @@ use crate::interrupt::interruptible;
 use crate::scenario::Scenario;
 use passivity_lab::scenario::Scenario as LibScenario;
 use passivity_lab::sweep::{
-    run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec, SweepTable as LibTable,
-    DEFAULT_METRICS, TIMING_COLUMNS,
+    metric_entry, metric_names, run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec,
+    SweepTable as LibTable, DEFAULT_METRICS, TIMING_COLUMNS,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -216,16 +216,22 @@ impl SweepTable {
     fn json(&self) -> String {
         serde_json::to_string_pretty(&self.table.json()).unwrap_or_default()
     }
-    /// `sweep.csv` as text, with `metrics` as extra columns.
+    /// `sweep.csv` as text, with `metrics` as extra columns (each one of
+    /// the rows' summary metrics, else ValueError).
     #[pyo3(signature = (metrics = Vec::new()))]
-    fn csv(&self, metrics: Vec<String>) -> String {
-        self.table.csv(&metrics)
+    fn csv(&self, metrics: Vec<String>) -> PyResult<String> {
+        self.check_metrics(&metrics)?;
+        Ok(self.table.csv(&metrics))
     }
     /// Writes `sweep.csv`, `sweep.json` (and the plots if the scenario
-    /// makes them) of `metrics` (default: the command line's) into the
-    /// existing folder `dir`; returns the paths written.
+    /// makes them) of `metrics` (default: the command line's; each one of
+    /// the rows' summary metrics, else ValueError) into the existing folder
+    /// `dir`; returns the paths written.
     #[pyo3(signature = (dir, metrics = None))]
     fn write(&self, dir: PathBuf, metrics: Option<Vec<String>>) -> PyResult<Vec<PathBuf>> {
+        if let Some(given) = &metrics {
+            self.check_metrics(given)?;
+        }
         let metrics =
             metrics.unwrap_or_else(|| DEFAULT_METRICS.iter().map(|m| m.to_string()).collect());
         self.table
@@ -240,6 +246,42 @@ impl SweepTable {
             self.table.runs_total,
             self.table.complete()
         )
+    }
+}
+
+impl SweepTable {
+    /// Refuses metrics that no row's summary has, as the command line's
+    /// `--metric` does (a misspelt one was an empty column). A table
+    /// without rows has nothing to check against.
+    fn check_metrics(&self, metrics: &[String]) -> PyResult<()> {
+        let rows = &self.table.rows;
+        let unknown: Vec<String> = metrics
+            .iter()
+            .filter(|m| {
+                // A number, or null where a run could not give it.
+                let held = |r: &SweepRow| {
+                    metric_entry(&r.summary, m).is_some_and(|v| v.is_number() || v.is_null())
+                };
+                !rows.is_empty() && !rows.iter().any(held)
+            })
+            .map(|m| format!("'{m}'"))
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let mut known: Vec<String> = Vec::new();
+        for row in rows {
+            for name in metric_names(&row.summary) {
+                if !known.contains(&name) {
+                    known.push(name);
+                }
+            }
+        }
+        Err(PyValueError::new_err(format!(
+            "metrics: {} not among the runs' summary metrics: {}",
+            unknown.join(", "),
+            known.join(", ")
+        )))
     }
 }
 

@@ -381,6 +381,40 @@ def test_a_value_toml_cannot_hold_is_refused_naming_the_key(value, match):
         pl.Scenario.default().set("controller.kd", value)
 
 
+def _nested(depth):
+    x = []
+    for _ in range(depth):
+        x = [x]
+    return x
+
+
+def _contains_itself(kind):
+    x = [] if kind == "list" else {}
+    if kind == "list":
+        x.append(x)
+    else:
+        x["self"] = x
+    return x
+
+
+@pytest.mark.parametrize(
+    "value",
+    [_nested(1500), _contains_itself("list"), _contains_itself("dict")],
+    ids=["1500 deep", "a list in itself", "a dict in itself"],
+)
+def test_a_value_nested_without_end_is_refused_naming_the_key(value):
+    # Found by an audit of the Python docs: the conversion to TOML recursed
+    # without a limit, and these values crashed the interpreter (SIGSEGV,
+    # the native stack exhausted) in Scenario.set and in a sweep's grid.
+    match = "^controller.kd: lists and dicts nested more than 64 deep"
+    with pytest.raises(ValueError, match=match):
+        pl.Scenario.default().set("controller.kd", value)
+    with pytest.raises(ValueError, match=match):
+        pl.sweep.plan(pl.Scenario.default(), {"controller.kd": [value]})
+    # The limit leaves room for every scenario key (a few levels).
+    pl.sweep.toml_text(_nested(60), key="controller.kd")
+
+
 def test_an_empty_path_is_refused_naming_it():
     # Found by python/tests/fuzz_driver.py: the message was
     # ": cannot read file: No such file or directory" (the command line

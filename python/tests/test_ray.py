@@ -110,3 +110,12 @@ def test_without_retries_the_killed_run_is_missing_and_said_so(cluster):
 def test_a_bad_sweep_raises_before_any_task(cluster):
     with pytest.raises(pl.Error, match="nothere"):
         sweep.on_ray(SCENARIO, {"controller.nothere": [1.0]})
+
+
+def test_an_initialised_ray_is_left_running(cluster):
+    # Found by an audit of the Python docs: with an address, on_ray called
+    # ray.init (a no-op on a running session) and then shut the caller's
+    # session down.
+    table = sweep.on_ray(SCENARIO, {"controller.kd": [1.0]}, address="auto")
+    assert table.complete
+    assert ray.is_initialized()

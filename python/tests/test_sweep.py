@@ -90,3 +90,18 @@ def test_a_sweep_beyond_the_ceiling_is_refused_unless_allowed():
 def test_grid_values_must_be_lists():
     with pytest.raises(ValueError, match="controller.kd"):
         sweep.plan(SCENARIO, {"controller.kd": 1.0})
+
+
+def test_a_metric_no_run_has_is_refused_as_on_the_command_line(tmp_path):
+    # Found by an audit of the Python docs: a misspelt metric was an empty
+    # column; `passivity-lab sweep --metric nope` refuses it.
+    table = sweep.run(SCENARIO, {"controller.kd": [1.0]}, threads=1)
+    for call in (lambda m: table.csv(m), lambda m: table.write(str(tmp_path), m)):
+        with pytest.raises(ValueError, match="^metrics: 'nope' not among the runs' summary metrics: .*max_abs_q"):
+            call(["nope"])
+    assert not list(tmp_path.iterdir()), "refused, nothing written"
+    header = table.csv(["max_abs_q[2]"])
+    assert header.splitlines()[0].endswith(",max_abs_q[2]")
+    # The point mass has three coordinates.
+    with pytest.raises(ValueError, match="^metrics: 'max_abs_q\\[3\\]' not among"):
+        table.csv(["max_abs_q[3]"])

@@ -22,7 +22,7 @@ pub use plan::{run_one, with_parameters, SweepPlan, MAX_SWEEP_RUNS};
 pub use shard::Selection;
 pub use stream::{read_rows, RowStream, RowStreamError, ROW_STREAM};
 pub use table::{
-    metric_names, metric_value, PlanSource, SweepLine, SweepRow, SweepTable, DEFAULT_METRICS,
-    TIMING_COLUMNS,
+    metric_entry, metric_names, metric_value, PlanSource, SweepLine, SweepRow, SweepTable,
+    DEFAULT_METRICS, TIMING_COLUMNS,
 };
 pub use verify::check_plan;

@@ -468,6 +468,12 @@ impl<'a> RowJson<'a> {
 /// The number at `name` in a summary: dotted object keys, `[i]` for an
 /// element of an array (`task.final_position_error_m`, `max_abs_q[2]`).
 pub fn metric_value(summary: &Value, name: &str) -> Option<f64> {
+    metric_entry(summary, name)?.as_f64()
+}
+
+/// What the summary holds at `name` ([`metric_value`]'s path), a number
+/// or null (a quantity the run could not give), if the path exists.
+pub fn metric_entry<'s>(summary: &'s Value, name: &str) -> Option<&'s Value> {
     let mut at = summary;
     for segment in name.split('.') {
         let (key, index) = match segment.split_once('[') {
@@ -479,7 +485,7 @@ pub fn metric_value(summary: &Value, name: &str) -> Option<f64> {
             at = at.get(i)?;
         }
     }
-    at.as_f64()
+    Some(at)
 }
 
 /// The names of every number in a summary, as [`metric_value`] reads them.
