@@ -1,4 +1,4 @@
-//! The desktop app (feature `gui`, design sec. 9): Bevy + egui around the
+//! The desktop app (feature `gui`; docs/src/app.md): Bevy + egui around the
 //! same scenarios and the same [`crate::sim::Simulation`] code as the
 //! headless runner; the app owns no dynamics of its own. One plugin per
 //! concern:

@@ -1,5 +1,5 @@
-//! Scenarios: a TOML file that states everything a run needs (design sec.
-//! 8), turned into closed-loop simulations, run headless, and written out as
+//! Scenarios: a TOML file that states everything a run needs
+//! (docs/src/scenarios.md), turned into closed-loop simulations, run headless, and written out as
 //! CSV time series, a JSON summary, the resolved scenario and plots (PNG and
 //! SVG); lessons. Sweeps of a scenario are the sibling module `sweep`.
 

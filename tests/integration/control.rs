@@ -1,4 +1,4 @@
-//! The control laws against their theory (design sec. 6; Wensing, Englsberger & Slotine (2023), sec. IV):
+//! The control laws against their theory (Wensing, Englsberger & Slotine (2023), sec. IV):
 //! exact tracking with an exact model, and Lyapunov functions that never
 //! increase, whatever admissible factorization the controller uses.
 

@@ -1,5 +1,5 @@
 //! Identities of the dynamics core on random trees with mixed revolute and
-//! prismatic joints, fixed and free roots (design.md sec. 10; Echeandia & Wensing (2021)
+//! prismatic joints, fixed and free roots (Echeandia & Wensing (2021)
 //! Props. 1-2, Wensing, Englsberger & Slotine (2023), eq. 10).
 
 use nalgebra::{DMatrix, DVector};

@@ -1,4 +1,4 @@
-//! Passivity-based controllers (design sec. 6): Slotine-Li with optional
+//! Passivity-based controllers: Slotine-Li with optional
 //! adaptation, PD+, and computed torque as the non-passive baseline in
 //! joint space; in task space (an end-effector frame), Slotine and Li's
 //! Cartesian law with a joint-space sliding variable ([`TaskSlotineLi`])
@@ -24,6 +24,39 @@
 //! torques and distributed contact forces. The compliant balance law
 //! ([`ControlLaw::Balance`], [`balance::CompliantBalance`]) stands on the
 //! same stance's supports.
+//!
+//! # Example
+//!
+//! Slotine–Li with C\* holding a point mass at the origin, evaluated once
+//! at rest 0.1 m off along x:
+//!
+//! ```
+//! use passivity_control::{ControlLaw, Controller, Reference, SlotineLi};
+//! use passivity_dynamics::factorization::Factorization;
+//! use passivity_dynamics::model::point_mass;
+//!
+//! let estimate = point_mass(0.9);
+//! let law = ControlLaw::SlotineLi(SlotineLi {
+//!     lambda: vec![2.0; 3],
+//!     kd: vec![5.0; 3],
+//!     adaptation: None,
+//! });
+//! let reference = Reference::Hold { q: vec![0.0; 3] };
+//! let mut controller = Controller::new(
+//!     law,
+//!     Factorization::ChristoffelConsistent,
+//!     reference,
+//!     None,
+//!     &estimate,
+//! )?;
+//! controller.compute(0.0, &estimate, &[0.1, 0.0, 0.0], &[0.0; 3]);
+//! // At rest, q_dot_r = -Lambda e and s = Lambda e, so tau = -K_D Lambda e
+//! // along x (C* is zero for a point mass), plus its weight m g along z.
+//! assert!((controller.tau[0] + 5.0 * 2.0 * 0.1).abs() < 1e-12);
+//! assert_eq!(controller.tau[1], 0.0);
+//! assert!((controller.tau[2] - 0.9 * 9.81).abs() < 1e-12);
+//! # Ok::<(), passivity_control::ControlError>(())
+//! ```
 
 pub mod balance;
 mod chain_control;

@@ -1,4 +1,4 @@
-//! Closed-loop simulation (design sec. 7): the plant integrates the TRUE
+//! Closed-loop simulation: the plant integrates the TRUE
 //! model's forward dynamics (ABA) at a fixed step; the controller uses the
 //! ESTIMATED model and its factorization, evaluated at every integrator stage
 //! (continuous) or sampled with zero-order hold. Adaptive estimates are part

@@ -1,6 +1,6 @@
 //! The transposed Slotine-Li regressor product Y(q, v, v_r, a_r)^T s in
 //! O(N), for the adaptation law pi_hat_dot = -Gamma Y^T s (Slotine and Li
-//! 1987; design sec. 6). Y pi = H a_r + C v_r + g with the body-level
+//! 1987). Y pi = H a_r + C v_r + g with the body-level
 //! factorization b, and column block i holds body i's 10 parameters in its
 //! own frame (the order of `RigidInertia::parameters`).
 //!
