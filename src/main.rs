@@ -7,9 +7,9 @@ fn main() -> std::process::ExitCode {
     match cli::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         // Its reader had what it wanted (`| head`).
-        Err(e) if e.is::<cli::stdout::StdoutClosed>() => std::process::ExitCode::SUCCESS,
+        Err(e) if e.is::<cli::terminal::StdoutClosed>() => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            cli::terminal::tell(format_args!("error: {e:#}\n"));
             if e.is::<cli::interrupt::Interrupted>() {
                 std::process::ExitCode::from(cli::interrupt::EXIT_CODE)
             } else {

@@ -2,7 +2,7 @@
 //! over random states, measured like ../shared/bench/pin_bench.cpp (64
 //! states, warm-up, best of 5 repetitions) for side-by-side ratios.
 
-use super::stdout::outln;
+use super::terminal::{noteln, outln};
 use super::{load_model, LoadArgs};
 use passivity_lab::algorithms::{
     aba, aba_dense, check_dynamics_size, christoffel_symbols, coriolis_matrix,
@@ -474,7 +474,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.end_frames >= 1, "--end-frames must be at least 1");
     let frames = leaf_frames(&model, args.end_frames);
     if frames.len() < args.end_frames {
-        eprintln!(
+        noteln!(
             "--end-frames {}: lambda_inv_* times the {} end frame(s) {} has (its leaf bodies with a link frame)",
             args.end_frames,
             frames.len(),

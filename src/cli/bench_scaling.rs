@@ -8,7 +8,7 @@
 
 use super::bench::{check_names, link_frame, Bench, Calls};
 use super::bench_models::{urdf, Topology};
-use super::stdout::{out, outln};
+use super::terminal::{out, outln};
 use super::{load_model, LoadArgs, RootArg};
 use anyhow::Context;
 use passivity_lab::figures::cost_curves::draw_cost_curves;

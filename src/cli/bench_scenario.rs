@@ -18,7 +18,7 @@
 
 use super::bench::{time_us, Calls};
 use super::load_scenario;
-use super::stdout::outln;
+use super::terminal::outln;
 use passivity_lab::algorithms::aba;
 use passivity_lab::control::{ControlLaw, SlotineLi};
 use passivity_lab::scenario::{run_variant, RunEstimate, Variant};

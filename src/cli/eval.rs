@@ -1,6 +1,7 @@
 //! `passivity-lab eval`: this project's values for the states of a file in
 //! the reference-data format.
 
+use super::terminal::noteln;
 use super::{load_model, LoadArgs};
 use anyhow::Context;
 use passivity_lab::eval::{evaluate_stream, mimic_requested, EvalError};
@@ -85,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         anyhow::anyhow!("{}: {e}", file.display())
     })?;
-    eprintln!(
+    noteln!(
         "wrote {} ({n} samples, nv = {})",
         args.output.display(),
         model.nv

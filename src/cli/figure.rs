@@ -1,6 +1,6 @@
 //! `passivity-lab figure`: figures that need no run.
 
-use super::stdout::{out, outln};
+use super::terminal::{out, outln};
 use anyhow::Context;
 use passivity_lab::figures::connections;
 use passivity_lab::figures::cost_curves::draw_cost_curves;

@@ -3,7 +3,7 @@
 //! mobility, how far the configuration is from closing them); given a
 //! scenario (`.toml`), the closed chain of its `[[loop_closures]]`.
 
-use super::stdout::outln;
+use super::terminal::outln;
 use super::{load_model, LoadArgs};
 use anyhow::{anyhow, bail, Context};
 use passivity_lab::algorithms::Workspace;

@@ -2,6 +2,7 @@
 //! writes what it recorded, marked incomplete, and exits non-zero), the
 //! second exits at once.
 
+use super::terminal::noteln;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by the first Ctrl-C or SIGTERM; simulations poll it every step.
@@ -21,7 +22,7 @@ pub fn install() -> anyhow::Result<()> {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(EXIT_CODE.into());
         }
-        eprintln!(
+        noteln!(
             "\ninterrupted: stopping and writing what was recorded (interrupt again to quit at once)"
         );
     })?;

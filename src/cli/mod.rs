@@ -11,10 +11,11 @@ mod inspect;
 pub mod interrupt;
 mod run;
 mod selfcheck;
-pub mod stdout;
 mod sweep;
 mod sweep_merge;
+pub mod terminal;
 
+use terminal::noteln;
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
 use passivity_lab::model::{Model, ModelWarning, RootJoint, UrdfOptions};
@@ -124,7 +125,7 @@ pub fn load_scenario(path: Option<&Path>, strict: bool) -> anyhow::Result<Scenar
 /// `warning:` line each, on stderr.
 pub fn report_warnings(warnings: &[ModelWarning]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        noteln!("warning: {w}");
     }
 }
 
@@ -163,7 +164,7 @@ pub fn run() -> anyhow::Result<()> {
             Command::Gui(gui::Args::default())
         } else {
             if cfg!(feature = "gui") {
-                eprintln!("no display found: running the default scenario headless (see `passivity-lab gui --help`)");
+                noteln!("no display found: running the default scenario headless (see `passivity-lab gui --help`)");
             }
             Command::Run(run::Args::default())
         }

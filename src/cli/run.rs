@@ -2,6 +2,7 @@
 //! summary, the resolved scenario and plots.
 
 use super::interrupt::{self, Interrupted};
+use super::terminal::{note, noteln};
 use super::{load_scenario, output_folder};
 use anyhow::Context;
 use passivity_lab::scenario::{
@@ -57,7 +58,7 @@ fn check_step_stability(variants: &[Variant], strict: bool) -> anyhow::Result<()
         unstable.join("; ")
     );
     for line in &unstable {
-        eprintln!("warning: {line}");
+        noteln!("warning: {line}");
     }
     Ok(())
 }
@@ -84,16 +85,16 @@ fn run_all(variants: Vec<Variant>, estimate: &RunEstimate) -> Vec<VariantResult>
             let elapsed = start.elapsed().as_secs_f64();
             let left = format_duration(elapsed / now.max(1e-12) * (1.0 - now));
             if tty {
-                eprint!("\r  {name}: {:>3.0}%  {left} left    ", 100.0 * f);
+                note!("\r  {name}: {:>3.0}%  {left} left    ", 100.0 * f);
                 let _ = std::io::stderr().flush();
             } else if long && now >= next_line {
-                eprintln!("  {name}: {:.0}% of the run done, {left} left", 100.0 * now);
+                noteln!("  {name}: {:.0}% of the run done, {left} left", 100.0 * now);
                 next_line += 0.1;
             }
         };
         let r = run_variant_until(v, &mut progress, &interrupt::STOP);
         if tty {
-            eprint!("\r{:60}\r", "");
+            note!("\r{:60}\r", "");
         }
         done += steps;
         let interrupted = r.interrupted;
@@ -116,14 +117,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_step_stability(&variants, args.strict)?;
     let folder = output_folder(&scenario, &out, args.force)?;
     interrupt::install()?;
-    eprintln!(
+    noteln!(
         "running {} ({}): {}",
         scenario.file.name,
         scenario.path.display(),
         estimate.describe()
     );
     if let Some(c) = variants.first().and_then(|v| v.closed_chain.as_ref()) {
-        eprintln!("closed chain: {}", c.partition());
+        noteln!("closed chain: {}", c.partition());
     }
     let results = run_all(variants, &estimate);
     write_results(folder.path(), &scenario, &results)
@@ -133,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for r in &results {
         let rtf = r.simulated_time / r.wall_time.max(1e-12);
         let last = r.samples.last().map(|s| s.lyapunov);
-        eprintln!(
+        noteln!(
             "  {:<24} t = {:>7.3} s  |e| = {:.4e}  V = {:.4e}  {:.0}x real time{}",
             r.name,
             r.simulated_time,
@@ -145,13 +146,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .map_or(String::new(), |d| format!("  STOPPED: {d}"))
         );
         if let Some(lost) = lost_task(r) {
-            eprintln!("  warning: {}: {lost}", r.name);
+            noteln!("  warning: {}: {lost}", r.name);
         }
         if let Some(slip) = r.stance.as_ref().and_then(|m| m.slip.as_ref()) {
-            eprintln!("  warning: {}: {slip}", r.name);
+            noteln!("  warning: {}: {slip}", r.name);
         }
         if let Some(c) = &r.closed_chain {
-            eprintln!(
+            noteln!(
                 "  {:<24} loops: |phi| <= {:.1e} before projection, {:.1e} after ({} Newton steps at most)",
                 "",
                 c.max_drift_before_projection,
@@ -160,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    eprintln!("wrote {} files to {}", written.len(), out.display());
+    noteln!("wrote {} files to {}", written.len(), out.display());
     if !complete {
         let at = results
             .iter()

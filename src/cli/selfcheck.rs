@@ -2,7 +2,7 @@
 //! Panda and Solo-12 (free root) and compares every quantity with the
 //! embedded Pinocchio 4.1 reference data.
 
-use super::stdout::outln;
+use super::terminal::outln;
 use anyhow::{bail, Context};
 use passivity_lab::eval::{compare, evaluate};
 use passivity_lab::factorization::Factorization;

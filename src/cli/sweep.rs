@@ -6,8 +6,8 @@
 //! its run ends; `--resume` continues a sweep that was stopped or killed.
 
 use super::interrupt::{self, Interrupted};
-use super::stdout::out;
 use super::sweep_merge;
+use super::terminal::{noteln, out};
 use super::{load_scenario, output_folder_resuming};
 use anyhow::Context;
 use passivity_lab::scenario::{format_duration, Scenario};
@@ -155,7 +155,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     if (LOUD_PLAN_POINTS..=MAX_SWEEP_RUNS).contains(&spec.len()) {
         // Checking takes about 0.8 ms per point in a debug build: say so
         // before a silent minute.
-        eprintln!(
+        noteln!(
             "checking the sweep's {} points before the first run (each point's scenario is built once)",
             spec.len()
         );
@@ -207,12 +207,12 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     // Warned as `run` warns, for the runs still to run.
     let finished: Vec<usize> = previous.iter().map(|row| row.run).collect();
     if let Some(message) = plan.fast_references_said(&selection, &finished) {
-        eprintln!("warning: {message}");
+        noteln!("warning: {message}");
     }
     let stream = RowStream::start(&stream_path, &plan.hash, &previous)?;
     interrupt::install()?;
     let keys = plan.spec.keys().join(" x ");
-    eprintln!(
+    noteln!(
         "sweeping {} over {keys}: {} of {} runs ({}, plan {}) on {threads} threads: {}",
         scenario.file.name,
         selection.indices(plan.len()).len(),
@@ -222,7 +222,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     if args.resume {
-        eprintln!(
+        noteln!(
             "resuming: {resumed} runs already finished (their rows in {})",
             out.join(ROW_STREAM).display()
         );
@@ -237,12 +237,12 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         *last = Instant::now();
         let elapsed = started.elapsed().as_secs_f64();
         if done == total {
-            eprintln!("  {done}/{total} runs done in {}", format_duration(elapsed));
+            noteln!("  {done}/{total} runs done in {}", format_duration(elapsed));
             return;
         }
         let ran = done.saturating_sub(resumed).max(1);
         let eta = elapsed / ran as f64 * (total - done) as f64;
-        eprintln!(
+        noteln!(
             "  {done}/{total} runs done, {} elapsed, ETA {}",
             format_duration(elapsed),
             format_duration(eta)
@@ -265,7 +265,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     // The loader's warnings were reported when the scenario loaded; the
     // rest say which runs could not be built.
     for warning in table.warnings.iter().skip(scenario.warnings().len()) {
-        eprintln!("warning: {warning}");
+        noteln!("warning: {warning}");
     }
     // `run` checks the loop against the step before it starts; a sweep's
     // points each have their own, so it says afterwards which runs were
@@ -277,7 +277,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .map(|r| r.run.to_string())
         .collect();
     if !beyond.is_empty() {
-        eprintln!(
+        noteln!(
             "warning: {} of {} runs started with a closed-loop mode beyond the integrator's stability at their step (step_stability.margin below 1 in sweep.json): runs {}{}",
             beyond.len(),
             table.rows.len(),
@@ -291,7 +291,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         anyhow::bail!("the sweep stopped: cannot append its rows: {e}");
     }
     out!("{}", table.csv(&metrics))?;
-    eprintln!("wrote {}", out.join("sweep.csv").display());
+    noteln!("wrote {}", out.join("sweep.csv").display());
     if !complete {
         return Err(Interrupted(format!(
             "interrupted: {} of {} runs finished; the table in {} is marked incomplete (\"complete\": false)",
@@ -302,7 +302,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         .into());
     }
     if !table.complete() {
-        eprintln!(
+        noteln!(
             "{}: {} runs of {} done; join the parts with `passivity-lab sweep merge`",
             table.selection.describe(),
             table.rows.len(),

@@ -3,6 +3,7 @@
 //! shards into one table that states which runs are missing (and is then
 //! marked incomplete, with a non-zero exit).
 
+use super::terminal::noteln;
 use anyhow::Context;
 use passivity_lab::io::{RunFolder, MANIFEST};
 use passivity_lab::sweep::{
@@ -49,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
         let table = table_from_json(&json, &file)?;
         for note in check_plan(&file, &table)? {
-            eprintln!("note: {note}");
+            noteln!("note: {note}");
         }
         tables.push((file.clone(), table));
     }
@@ -74,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("{}: cannot write", args.out.display()))?;
     let complete = table.complete();
     folder.commit(complete)?;
-    eprintln!(
+    noteln!(
         "merged {} tables: {} of {} runs finished (plan {}); wrote {}",
         args.tables.len(),
         table.finished(),

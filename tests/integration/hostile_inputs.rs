@@ -800,3 +800,22 @@ fn a_closed_standard_output_ends_a_command_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A closed standard error (`run ... 2>&1 | head -1`) silences the
+/// messages, not the run: it still writes all its results and exits as it
+/// would (`eprintln!` panicked at the first progress line, losing them).
+#[test]
+fn a_closed_standard_error_does_not_stop_a_run() {
+    let dir = scratch("closed-stderr");
+    let out = dir.join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
+        .args(["run", "--out", s(&out)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(out.join("manifest.json").is_file(), "the run wrote its results");
+}
