@@ -338,9 +338,9 @@ const FACTORIZATIONS: [(&str, &str); 5] = [
 
 fn kind_of(spec: &FactorizationSpec) -> &'static str {
     match spec {
-        FactorizationSpec::Christoffel => "christoffel",
-        FactorizationSpec::Classic => "classic",
-        FactorizationSpec::Alternate => "alternate",
+        FactorizationSpec::Christoffel {} => "christoffel",
+        FactorizationSpec::Classic {} => "classic",
+        FactorizationSpec::Alternate {} => "alternate",
         FactorizationSpec::Torsion { .. } => "torsion",
         FactorizationSpec::TaskTorsion { .. } => "task_torsion",
     }
@@ -364,9 +364,9 @@ pub fn factorization(
     if kind != kind_of(spec) {
         changed = true;
         *spec = match kind {
-            "christoffel" => FactorizationSpec::Christoffel,
-            "classic" => FactorizationSpec::Classic,
-            "alternate" => FactorizationSpec::Alternate,
+            "christoffel" => FactorizationSpec::Christoffel {},
+            "classic" => FactorizationSpec::Classic {},
+            "alternate" => FactorizationSpec::Alternate {},
             "task_torsion" => FactorizationSpec::TaskTorsion {
                 beta: -5.0,
                 triples: None,

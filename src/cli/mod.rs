@@ -15,12 +15,12 @@ mod sweep;
 mod sweep_merge;
 pub mod terminal;
 
-use terminal::noteln;
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
 use passivity_lab::model::{Model, ModelWarning, RootJoint, UrdfOptions};
 use passivity_lab::scenario::Scenario;
 use std::path::Path;
+use terminal::noteln;
 
 #[derive(Parser)]
 #[command(

@@ -71,8 +71,8 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
         .collect();
     let triples: Vec<[usize; 3]> = revolute.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
     let mut variants = vec![
-        variant("c_star", FactorizationSpec::Christoffel),
-        variant("classic", FactorizationSpec::Classic),
+        variant("c_star", FactorizationSpec::Christoffel {}),
+        variant("classic", FactorizationSpec::Classic {}),
     ];
     if !triples.is_empty() {
         variants.push(variant(
@@ -120,7 +120,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
             gamma: Gain::All(1.0),
             bounds: None,
         },
-        factorization: FactorizationSpec::Christoffel,
+        factorization: FactorizationSpec::Christoffel {},
         reference: Some(reference),
         task: None,
         loop_closures: Vec::new(),

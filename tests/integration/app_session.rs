@@ -163,7 +163,7 @@ fn switch_variant_1_to_c_star(app: &mut App, frames: usize) {
             s.scenario.path.clone(),
         )
     };
-    draft.variants[1].factorization = Some(FactorizationSpec::Christoffel);
+    draft.variants[1].factorization = Some(FactorizationSpec::Christoffel {});
     app.world_mut().resource_mut::<Session>().draft = draft.clone();
     app.world_mut().write_message(SessionCommand::Apply);
     app.world_mut().resource_mut::<Playback>().running = true;

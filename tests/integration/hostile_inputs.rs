@@ -817,5 +817,8 @@ fn a_closed_standard_error_does_not_stop_a_run() {
     drop(child.stderr.take());
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
-    assert!(out.join("manifest.json").is_file(), "the run wrote its results");
+    assert!(
+        out.join("manifest.json").is_file(),
+        "the run wrote its results"
+    );
 }

@@ -167,6 +167,22 @@ fn errors_name_the_file_line_and_key() {
         "{BASE}[[variants]]\nname = \"a\"\n[[variants]]\nname = \"a\"\n"
     ));
     assert!(m.contains("variants[1].name"), "{m}");
+    // A key given to a kind without parameters is refused: `beta` on the
+    // classic factorization ran the classic C without a word.
+    for kind in ["christoffel", "classic", "alternate"] {
+        let m = error_of(&format!(
+            "{BASE}[[variants]]\nname = \"a\"\nfactorization = {{ kind = \"{kind}\", beta = 2.0 }}\n"
+        ));
+        assert!(
+            m.contains("bad.toml:13:")
+                && m.contains("unknown field `beta`: this kind takes no key besides `kind`"),
+            "{m}"
+        );
+    }
+    let m = error_of(&format!(
+        "{BASE}[stance]\nbase = {{ kind = \"hold\", frequency = 1.0 }}\n"
+    ));
+    assert!(m.contains("unknown field `frequency`"), "{m}");
 }
 
 /// Inputs that used to panic or run nonsense (code review) are refused.

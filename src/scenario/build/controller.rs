@@ -29,9 +29,9 @@ impl Scenario {
     ) -> Result<(Factorization, Vec<TorsionTerm>), ScenarioError> {
         let mut task_torsion = Vec::new();
         let f = match spec {
-            FactorizationSpec::Christoffel => Factorization::ChristoffelConsistent,
-            FactorizationSpec::Classic => Factorization::Classic,
-            FactorizationSpec::Alternate => Factorization::Alternate,
+            FactorizationSpec::Christoffel {} => Factorization::ChristoffelConsistent,
+            FactorizationSpec::Classic {} => Factorization::Classic,
+            FactorizationSpec::Alternate {} => Factorization::Alternate,
             FactorizationSpec::Torsion {
                 beta,
                 beta_gradient,

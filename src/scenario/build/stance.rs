@@ -254,7 +254,7 @@ impl Scenario {
             base: s.stance.base.clone(),
             hold: matches!(
                 self.file.stance.as_ref().map(|x| &x.base),
-                Some(BaseReferenceSpec::Hold)
+                Some(BaseReferenceSpec::Hold {})
             ),
             gravity: Vector3::from(self.file.robot.gravity).norm(),
         }

@@ -55,6 +55,14 @@ impl Scenario {
         let file: ScenarioFile = toml::from_str(text).map_err(|e| {
             let (mut line, mut column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
             let mut message = e.message().trim().to_string();
+            // serde's words for a key given to a kind without parameters
+            // (`factorization = { kind = "classic", beta = 2 }`).
+            if let Some(field) = message.strip_suffix(", there are no fields") {
+                message = format!("{field}: this kind takes no key besides `kind`");
+                if let Some(key) = key_at_line(text, line) {
+                    message = format!("{key}: {message}");
+                }
+            }
             // A value the schema's types refuse (an unknown `plant`, a
             // negative count): name the key it was given for.
             if message.starts_with("unknown variant") || message.starts_with("invalid ") {

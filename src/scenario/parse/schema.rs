@@ -555,14 +555,17 @@ fn default_orientation_error_limit() -> f64 {
     1.0
 }
 
-/// The Coriolis factorization the controller uses.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The Coriolis factorization the controller uses. The kinds without
+/// parameters are empty structs, not unit variants: serde lets a unit
+/// variant of a tagged enum take any key (`{ kind = "classic", beta = 2 }`
+/// ran the classic C without a word), `deny_unknown_fields` holds for
+/// structs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FactorizationSpec {
-    #[default]
-    Christoffel,
-    Classic,
-    Alternate,
+    Christoffel {},
+    Classic {},
+    Alternate {},
     /// C* + beta S^T (S v x) S on the given speed triples (default: all i < j < k).
     Torsion {
         beta: f64,
@@ -580,6 +583,12 @@ pub enum FactorizationSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         triples: Option<Vec<[usize; 3]>>,
     },
+}
+
+impl Default for FactorizationSpec {
+    fn default() -> Self {
+        FactorizationSpec::Christoffel {}
+    }
 }
 
 /// Initial state; zeros (neutral configuration) by default.

@@ -91,12 +91,13 @@ impl StanceContactSpec {
 
 /// The base's desired pose: the initial pose held, or swaying about it,
 /// p_d(t) = p_0 + a_p sin(2 pi f t), R_d(t) = R_0 Exp(a_R sin(2 pi f t)).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// (`hold` is an empty struct so that it refuses keys, as
+/// [`super::schema::FactorizationSpec`]'s kinds without parameters do.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BaseReferenceSpec {
     /// The base pose of `[initial]`.
-    #[default]
-    Hold,
+    Hold {},
     /// Sinusoids about the initial pose.
     Sway {
         /// a_p: position amplitude (world, m), e.g. [0, 0, 0.02] for height.
@@ -111,6 +112,12 @@ pub enum BaseReferenceSpec {
     },
 }
 
+impl Default for BaseReferenceSpec {
+    fn default() -> Self {
+        BaseReferenceSpec::Hold {}
+    }
+}
+
 fn is_hold(b: &BaseReferenceSpec) -> bool {
-    *b == BaseReferenceSpec::Hold
+    *b == BaseReferenceSpec::Hold {}
 }
