@@ -1277,3 +1277,43 @@ fn empty_textures_are_ignored() {
     let model = Model::from_urdf_str(&text, FILE, RootJoint::Fixed).unwrap();
     assert_eq!(model.nv, 1);
 }
+
+/// What urdf-rs let pass without a word: a misspelt element or attribute
+/// (ignored: a massless forearm, a zero offset) is a warning naming the
+/// file, the line and the name meant; a vector word that is not a number
+/// (dropped: the rest read as the vector) is an error naming the element.
+#[test]
+fn misspelt_names_warn_and_words_that_are_not_numbers_are_refused() {
+    let path = repo_path(&format!("{ROBOTS}/ur_description/urdf/ur5_robot.urdf"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let good = Model::from_urdf_str(&text, FILE, RootJoint::Fixed).unwrap();
+    let misspelt =
+        text.replacen("<inertial>", "<inertal>", 4)
+            .replacen("</inertial>", "</inertal>", 4);
+    let model = Model::from_urdf_str(&misspelt, FILE, RootJoint::Fixed).unwrap();
+    let said: Vec<String> = model.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(said.len(), 4, "{said:#?}");
+    assert!(
+        said.iter().all(|w| w.starts_with("bad.urdf:")
+            && w.contains("<link> has an element <inertal>, which URDF does not know (did you mean <inertial>?): it is ignored")),
+        "{said:#?}"
+    );
+    // The loader still reads what urdf-rs gives: the mass is missing, as said.
+    let mass = |m: &Model| m.bodies.iter().map(|b| b.inertia.mass).sum::<f64>();
+    assert!(
+        mass(&model) < mass(&good) - 1.0,
+        "{} {}",
+        mass(&model),
+        mass(&good)
+    );
+    let xyz = text.find("xyz=\"").unwrap() + 5;
+    let broken = format!("{}abc {}", &text[..xyz], &text[xyz..]);
+    let line = 1 + text[..xyz].matches('\n').count();
+    let (e, msg) = load_err(&broken);
+    assert!(matches!(e, ModelError::NotANumber { .. }), "{e:?}");
+    assert!(
+        msg.starts_with(&format!("bad.urdf:{line}: <origin xyz=\"abc "))
+            && msg.ends_with("'abc' is not a number"),
+        "{msg}"
+    );
+}

@@ -110,7 +110,10 @@ fn a_tiny_body_with_a_broken_inertia_loads_with_a_warning_naming_file_and_link()
             after,
             change,
             scale,
-        } = &m.warnings[0];
+        } = &m.warnings[0]
+        else {
+            panic!("{:?}", m.warnings[0]);
+        };
         assert_eq!((file.as_path(), link.as_str()), (Path::new(HYQ), "lf_foot"));
         assert!(merged.is_empty());
         let message = m.warnings[0].to_string();

@@ -3,7 +3,7 @@
 //! and XML nested no deeper than [`MAX_XML_DEPTH`] before any recursive
 //! parser sees it.
 
-mod xml_scan;
+pub(crate) mod xml_scan;
 
 pub use xml_scan::{check_xml_depth, count_top_level, MAX_XML_DEPTH};
 

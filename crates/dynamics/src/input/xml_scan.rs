@@ -39,16 +39,19 @@ pub fn count_top_level(text: &[u8], name: &str) -> usize {
         .count()
 }
 
-/// A start tag: where it is, how deep (the root element is at depth 1), its name.
+/// A start tag: where it is, how deep (the root element is at depth 1), its
+/// name, and the text of its attributes (what follows the name up to the
+/// closing `>` or `/>`; empty when the tag does not close).
 #[derive(Debug, PartialEq, Eq)]
-struct StartTag<'t> {
-    offset: usize,
-    depth: usize,
-    name: &'t [u8],
+pub(crate) struct StartTag<'t> {
+    pub offset: usize,
+    pub depth: usize,
+    pub name: &'t [u8],
+    pub attributes: &'t [u8],
 }
 
 /// The start tags of XML text in document order.
-struct StartTags<'t> {
+pub(crate) struct StartTags<'t> {
     text: &'t [u8],
     /// Where scanning resumes; `None` once the text ends or cannot be followed.
     at: Option<usize>,
@@ -56,7 +59,7 @@ struct StartTags<'t> {
 }
 
 impl<'t> StartTags<'t> {
-    fn new(text: &'t [u8]) -> Self {
+    pub(crate) fn new(text: &'t [u8]) -> Self {
         StartTags {
             text,
             at: Some(0),
@@ -94,13 +97,19 @@ impl<'t> Iterator for StartTags<'t> {
                     .iter()
                     .position(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
                     .unwrap_or(rest.len() - 1);
+                // A self-closing tag does not stay open.
+                let self_closing = end.is_some_and(|e| text[e - 2] == b'/');
+                let attributes = match end {
+                    Some(e) => &text[at + 1 + name_len..e - 1 - usize::from(self_closing)],
+                    None => &[],
+                };
                 let tag = StartTag {
                     offset: at,
                     depth: self.depth + 1,
                     name: &rest[1..1 + name_len],
+                    attributes,
                 };
-                // A self-closing tag does not stay open.
-                if end.is_none_or(|e| text[e - 2] != b'/') {
+                if !self_closing {
                     self.depth += 1;
                 }
                 self.at = end;

@@ -21,6 +21,17 @@ pub enum ModelError {
         /// The most allowed.
         limit: usize,
     },
+    /// An attribute that holds numbers holds a word that is not one, or
+    /// another count of them (urdf-rs kept the words that parse).
+    #[error("{file}:{line}: {message}")]
+    NotANumber {
+        /// The description file.
+        file: PathBuf,
+        /// Its line (from 1).
+        line: usize,
+        /// The element, the attribute and the word.
+        message: String,
+    },
     /// urdf-rs could not parse the text as a URDF.
     #[error("{file}: malformed URDF: {message}")]
     Malformed {

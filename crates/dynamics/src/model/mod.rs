@@ -22,6 +22,7 @@ mod loop_closure;
 mod mimic;
 mod rotors;
 mod urdf;
+mod urdf_lint;
 mod warning;
 
 pub use armature::ArmatureError;

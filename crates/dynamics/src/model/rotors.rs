@@ -109,7 +109,11 @@ impl Model {
         let text = read_text(path, InputKind::Urdf)?;
         let mut robot = super::parse_urdf(&text, path)?;
         add_rotors(&mut robot, rotors, path)?;
-        super::urdf::build_parsed(&robot, path, options)
+        let mut model = super::urdf::build_parsed(&robot, path, options)?;
+        model
+            .warnings
+            .extend(super::urdf::misspelt_names(&text, path));
+        Ok(model)
     }
 }
 

@@ -4,7 +4,8 @@
 //! ([`UrdfOptions::mimic`], resolved in `mimic.rs`).
 
 use super::inertia_check::check_body_inertias;
-use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError};
+use super::urdf_lint::lint_urdf;
+use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError, ModelWarning};
 use crate::input::{check_xml_depth, count_top_level, read_text, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
@@ -149,8 +150,24 @@ impl Model {
         options: impl Into<UrdfOptions>,
     ) -> Result<Model, ModelError> {
         let file = file.as_ref();
-        build_parsed(&parse_urdf(text, file)?, file, options.into())
+        let mut model = build_parsed(&parse_urdf(text, file)?, file, options.into())?;
+        model.warnings.extend(misspelt_names(text, file));
+        Ok(model)
     }
+}
+
+/// The misspelt element and attribute names of a URDF's text, which
+/// urdf-rs ignores (see [`lint_urdf`]).
+pub(super) fn misspelt_names(text: &str, file: &Path) -> Vec<ModelWarning> {
+    lint_urdf(text.as_bytes())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|finding| ModelWarning::MisspeltName {
+            file: file.to_path_buf(),
+            line: finding.line,
+            message: finding.message,
+        })
+        .collect()
 }
 
 /// The model of a parsed URDF; `file` names it in errors and warnings.
@@ -185,6 +202,13 @@ pub const MAX_URDF_LINKS: usize = 10_000;
 /// links or joints, or is not a URDF urdf-rs can read.
 pub fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
     check_xml_depth(text.as_bytes(), file)?;
+    if let Err(finding) = lint_urdf(text.as_bytes()) {
+        return Err(ModelError::NotANumber {
+            file: file.to_path_buf(),
+            line: finding.line,
+            message: finding.message,
+        });
+    }
     for element in ["link", "joint"] {
         let count = count_top_level(text.as_bytes(), element);
         if count > MAX_URDF_LINKS {

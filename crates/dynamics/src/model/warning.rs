@@ -30,6 +30,17 @@ pub enum ModelWarning {
         /// The robot's inertia scale (kg m^2, see [`super::inertia_scale`]).
         scale: f64,
     },
+    /// An element or attribute URDF does not know but within two edits of
+    /// one it does (`<inertal>`, `xzy`): urdf-rs ignores it, so what it
+    /// meant to give is missing (a massless link, a zero offset).
+    MisspeltName {
+        /// The description file.
+        file: PathBuf,
+        /// Its line (from 1).
+        line: usize,
+        /// What is misspelt, and the name meant.
+        message: String,
+    },
 }
 
 /// ` (with the fixed links 'a', 'b' merged in)`, or nothing.
@@ -66,6 +77,11 @@ impl fmt::Display for ModelWarning {
                 after[1],
                 after[2]
             ),
+            ModelWarning::MisspeltName {
+                file,
+                line,
+                message,
+            } => write!(f, "{}:{line}: {message}", file.display()),
         }
     }
 }
