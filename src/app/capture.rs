@@ -91,7 +91,9 @@ fn take_screenshots(
             continue;
         }
         let path = dir.join(format!("passivity-lab-{stamp}.png"));
-        notices.info(format!("screenshot saved to {}", path.display()));
+        // Bevy writes the file once the frame is captured (and logs a
+        // failure then): say what is under way, not that it is done.
+        notices.info(format!("saving a screenshot to {}", path.display()));
         commands
             .spawn(Screenshot::primary_window())
             .observe(save_to_disk(path));

@@ -8,8 +8,8 @@ use crate::factorization::Diagnoser;
 use crate::model::Model;
 use crate::scenario::interaction::{self, DragStart, LiveLoop};
 use crate::scenario::{
-    scenario_for_urdf, write_results, LessonView, RunEstimate, Scenario, ScenarioError,
-    ScenarioFile, VariantResult,
+    scenario_for_urdf, write_results, ChainReport, LessonView, RunEstimate, Scenario,
+    ScenarioError, ScenarioFile, StanceProbe, Variant, VariantResult,
 };
 use crate::sim::{Divergence, Sample, Simulation, StepStability};
 use crate::spatial::Vec3 as DVec3;
@@ -143,11 +143,24 @@ pub struct LiveVariant {
     /// The closed loop against the integrator's step, at the initial state
     /// or at the state an edit was applied in.
     pub step_stability: Option<StepStability>,
+    /// What the stance metrics of an export are computed from.
+    stance: Option<StanceProbe>,
+    /// The closed chain's partition, for an export.
+    closed_chain: Option<ChainReport>,
 }
 
 impl LiveVariant {
-    fn new(name: String, sim: Simulation) -> Self {
+    fn new(variant: Variant) -> Self {
+        let Variant {
+            name,
+            simulation: sim,
+            stance,
+            closed_chain,
+            ..
+        } = variant;
         LiveVariant {
+            stance,
+            closed_chain,
             step_stability: sim.step_stability(),
             kinematics: Workspace::new(&sim.plant),
             transport: TransportedFrames::new(&sim.plant, &sim.q),
@@ -196,21 +209,27 @@ impl LiveVariant {
         self.samples.push(sample);
     }
 
-    /// The recorded run in the headless runner's form (for export).
-    pub fn result(&self) -> VariantResult {
+    /// The recorded run in the headless runner's form (for export): a run
+    /// exported before `duration` counts as interrupted, as a headless run
+    /// stopped early does.
+    pub fn result(&self, duration: f64) -> VariantResult {
+        let simulated_time = self.samples.last().map_or(0.0, |s| s.t);
         VariantResult {
             name: self.name.clone(),
             samples: self.samples.clone(),
             divergence: self.divergence.clone(),
-            interrupted: false,
+            interrupted: self.divergence.is_none() && simulated_time < duration - 0.5 * self.sim.dt,
             wall_time: self.wall_time,
-            simulated_time: self.samples.last().map_or(0.0, |s| s.t),
+            simulated_time,
             true_parameters: self.sim.true_parameters().to_vec(),
             contact: self.sim.contact_stats(),
             singular_region: self.sim.controller.task().map(|t| t.damping.region),
             step_stability: self.step_stability.clone(),
-            stance: None,
-            closed_chain: None,
+            stance: self.stance.as_ref().and_then(|p| p.metrics(&self.samples)),
+            closed_chain: self
+                .closed_chain
+                .clone()
+                .map(|r| r.with_drift_of(&self.sim)),
         }
     }
 }
@@ -328,10 +347,7 @@ impl Session {
             duration: variants[0].duration,
             record_every: ((variants[0].record_period / variants[0].simulation.dt).round() as u64)
                 .max(1),
-            variants: variants
-                .into_iter()
-                .map(|v| LiveVariant::new(v.name, v.simulation))
-                .collect(),
+            variants: variants.into_iter().map(LiveVariant::new).collect(),
             scenario,
             edits: Vec::new(),
             generation: 0,
@@ -628,7 +644,11 @@ impl Session {
     /// of live edits, into `dir` as a whole.
     pub fn export(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         let folder = crate::io::RunFolder::create(dir, false, &[])?;
-        let results: Vec<VariantResult> = self.variants.iter().map(LiveVariant::result).collect();
+        let results: Vec<VariantResult> = self
+            .variants
+            .iter()
+            .map(|v| v.result(self.duration))
+            .collect();
         write_results(folder.path(), &self.scenario, &results)?;
         if !self.edits.is_empty() {
             let text: String = self

@@ -93,11 +93,11 @@ fn check_speed(speed: Option<f64>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether a window can open here (an X11 or Wayland display is set).
+/// Whether a window can open here: an X11 display is set. The app is built
+/// with Bevy's X11 backend only (no system packages needed), so a Wayland
+/// session opens it through XWayland, which sets `DISPLAY`.
 pub fn display_available() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+    std::env::var_os("DISPLAY").is_some_and(|s| !s.is_empty())
 }
 
 #[cfg(feature = "gui")]

@@ -910,3 +910,37 @@ fn a_change_of_adaptation_law_restarts_even_from_the_next_step() {
         Some(passivity_lab::control::Adaptation::Natural(_))
     ));
 }
+
+/// Export run writes what the headless runner writes: a closed chain's
+/// partition and drift and a stance's metrics (both were null), and a run
+/// exported before its end counts as interrupted (it said completed).
+#[test]
+fn an_export_has_the_runners_closed_chain_and_stance_and_says_it_stopped_early() {
+    for (name, block) in [
+        ("fourbar_torsion", "closed_chain"),
+        ("solo12_stand_push", "stance"),
+    ] {
+        let mut app = app(scenario(name), 1.0 / 60.0);
+        run_until(&mut app, 0.05);
+        let dir = common::Scratch::new("app-session", &format!("export-{name}"));
+        let out = dir.join("export");
+        session(&app).export(&out).unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        let variants = summary["variants"].as_object().unwrap();
+        assert!(!variants.is_empty());
+        for (variant, v) in variants {
+            assert!(
+                v[block].is_object(),
+                "{name} {variant}: {block} = {}",
+                v[block]
+            );
+            assert_eq!(
+                (&v["completed"], &v["interrupted"]),
+                (&serde_json::json!(false), &serde_json::json!(true)),
+                "{name} {variant}"
+            );
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! is interrupted.
 
 use crate::scenario::Variant;
-use crate::sim::{ContactStats, Divergence, Sample, StepStability};
+use crate::sim::{ContactStats, Divergence, Sample, Simulation, StepStability};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -57,6 +57,16 @@ pub struct ChainReport {
 }
 
 impl ChainReport {
+    /// This report with the drift the run's constrained plant has seen.
+    pub fn with_drift_of(mut self, sim: &Simulation) -> Self {
+        if let Some(drift) = sim.constrained_plant().map(|p| p.drift()) {
+            self.max_drift_before_projection = drift.before_projection;
+            self.max_drift_after_projection = drift.after_projection;
+            self.max_newton_iterations = drift.newton_iterations;
+        }
+        self
+    }
+
     /// The partition in words: mobility, the independent joints and how
     /// they were chosen, the dependent joints.
     pub fn partition(&self) -> String {
@@ -125,14 +135,9 @@ pub fn run_variant_until(
         }
     }
     let stance = variant.stance.as_ref().and_then(|p| p.metrics(&samples));
-    let closed_chain = variant.closed_chain.map(|mut report| {
-        if let Some(drift) = sim.constrained_plant().map(|p| p.drift()) {
-            report.max_drift_before_projection = drift.before_projection;
-            report.max_drift_after_projection = drift.after_projection;
-            report.max_newton_iterations = drift.newton_iterations;
-        }
-        report
-    });
+    let closed_chain = variant
+        .closed_chain
+        .map(|report| report.with_drift_of(&sim));
     VariantResult {
         name: variant.name,
         simulated_time: samples.last().map_or(0.0, |s| s.t),
