@@ -21,15 +21,17 @@ pub enum ModelError {
         /// The most allowed.
         limit: usize,
     },
-    /// An attribute that holds numbers holds a word that is not one, or
-    /// another count of them (urdf-rs kept the words that parse).
+    /// What the URDF's text says before urdf-rs reads it: not a URDF (no
+    /// element, or a root other than `<robot>`), or an attribute that holds
+    /// numbers with a word that is not one or another count of them
+    /// (urdf-rs kept the words that parse).
     #[error("{file}:{line}: {message}")]
-    NotANumber {
+    UrdfText {
         /// The description file.
         file: PathBuf,
         /// Its line (from 1).
         line: usize,
-        /// The element, the attribute and the word.
+        /// What is wrong: the element, the attribute and the word.
         message: String,
     },
     /// urdf-rs could not parse the text as a URDF.

@@ -203,7 +203,7 @@ pub const MAX_URDF_LINKS: usize = 10_000;
 pub fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
     check_xml_depth(text.as_bytes(), file)?;
     if let Err(finding) = lint_urdf(text.as_bytes()) {
-        return Err(ModelError::NotANumber {
+        return Err(ModelError::UrdfText {
             file: file.to_path_buf(),
             line: finding.line,
             message: finding.message,

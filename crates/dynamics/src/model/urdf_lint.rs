@@ -82,7 +82,26 @@ pub fn lint_urdf(text: &[u8]) -> Result<Vec<UrdfFinding>, UrdfFinding> {
     let mut open: Vec<&[u8]> = Vec::new();
     let mut line = 1;
     let mut counted = 0;
-    for tag in StartTags::new(text) {
+    let mut tags = StartTags::new(text).peekable();
+    match tags.peek() {
+        None => {
+            return Err(UrdfFinding {
+                line: 1,
+                message: "no XML element: this is not a URDF (empty, or another format)".into(),
+            })
+        }
+        Some(root) if root.name != b"robot" => {
+            return Err(UrdfFinding {
+                line: 1 + text[..root.offset].iter().filter(|&&b| b == b'\n').count(),
+                message: format!(
+                    "the root element is <{}>, not <robot>: this is not a URDF",
+                    String::from_utf8_lossy(root.name)
+                ),
+            })
+        }
+        Some(_) => {}
+    }
+    for tag in tags {
         line += text[counted..tag.offset]
             .iter()
             .filter(|&&b| b == b'\n')
@@ -279,6 +298,27 @@ mod tests {
                 Err(UrdfFinding { line, message: said.into() }),
                 "{to}"
             );
+        }
+    }
+
+    #[test]
+    fn text_that_is_no_urdf_is_named_so() {
+        for (text, said) in [
+            (
+                "",
+                "no XML element: this is not a URDF (empty, or another format)",
+            ),
+            (
+                "name = \"x\"\n[robot]\n",
+                "no XML element: this is not a URDF (empty, or another format)",
+            ),
+            (
+                "<?xml version=\"1.0\"?>\n<sdf version=\"1.6\"><model/></sdf>",
+                "the root element is <sdf>, not <robot>: this is not a URDF",
+            ),
+        ] {
+            let found = lint_urdf(text.as_bytes()).unwrap_err();
+            assert_eq!(found.message, said, "{text}");
         }
     }
 
