@@ -164,7 +164,7 @@ fn a_bad_environment_or_plant_is_refused_with_its_key() {
         ),
         (
             "[simulation]\nplant = \"bullet\"\n",
-            "simulation.plant: unknown variant `bullet`, expected one of `own`, `contact`, `rapier`",
+            "simulation.plant: unknown value `bullet`, expected one of `own`, `contact`, `rapier`",
         ),
         (
             "[simulation]\nsubsteps = 8\n",

@@ -183,6 +183,34 @@ fn errors_name_the_file_line_and_key() {
         "{BASE}[stance]\nbase = {{ kind = \"hold\", frequency = 1.0 }}\n"
     ));
     assert!(m.contains("unknown field `frequency`"), "{m}");
+    // serde's words for the schema's types are the file's: a number, a
+    // table, a list; and a single table for a list of them (or the reverse)
+    // says which brackets to write.
+    for (text, said) in [
+        (
+            format!("{BASE}[simulation]\nstep = \"0.01\"\n"),
+            "bad.toml:12:8: simulation.step: invalid type: string \"0.01\", expected a number",
+        ),
+        (
+            BASE.replace("[robot]\nbuiltin = \"point_mass\"\n", "robot = 2\n"),
+            "robot: invalid type: integer `2`, expected a table",
+        ),
+        (
+            format!("{BASE}[variants]\nname = \"a\"\n"),
+            "bad.toml:11:1: variants: a list of tables: write [[variants]] before each entry",
+        ),
+        (
+            BASE.replace("[controller]", "[[controller]]"),
+            "bad.toml:4:1: controller: a single table: write [controller], not [[controller]]",
+        ),
+        (
+            format!("{BASE}[[variants]]\nname = \"a\"\nfactorization = {{ kind = \"clasic\" }}\n"),
+            "variants.factorization: unknown value `clasic`, expected one of `christoffel`",
+        ),
+    ] {
+        let m = error_of(&text);
+        assert!(m.contains(said), "{m}\nexpected {said}");
+    }
 }
 
 /// Inputs that used to panic or run nonsense (code review) are refused.

@@ -70,6 +70,22 @@ impl Scenario {
                     message = format!("{key}: {message}");
                 }
             }
+            message = plain_words(&message);
+            // `[variants]` for `[[variants]]` and `[[controller]]` for
+            // `[controller]`: one table for a list of them, or the reverse.
+            if message.contains("invalid type: a ") {
+                let header = text.lines().nth(line - 1).map(str::trim).unwrap_or("");
+                if let Some(list) = header.strip_prefix("[[").and_then(|h| h.strip_suffix("]]")) {
+                    message = format!("{list}: a single table: write [{list}], not [[{list}]]");
+                } else if let Some(table) = header
+                    .strip_prefix('[')
+                    .and_then(|h| h.strip_suffix(']'))
+                    .filter(|_| message.ends_with("expected a list"))
+                {
+                    message =
+                        format!("{table}: a list of tables: write [[{table}]] before each entry");
+                }
+            }
             // Tagged tables report their header: point at the unknown key itself.
             if let Some(key) = message
                 .strip_prefix("unknown field `")
@@ -258,6 +274,56 @@ impl Scenario {
         let text = read_text(path, InputKind::Scenario)?;
         Scenario::parse(&text, path)
     }
+}
+
+/// serde's words for the schema's types, in the scenario file's: a number,
+/// a list, a table; "variant" is a `[[variants]]` entry here, so serde's
+/// unknown variant (of an enum) is an unknown value.
+fn plain_words(message: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let (replaced, skip) = [
+            ("unknown variant ", "unknown value "),
+            ("invalid type: map", "invalid type: a table"),
+            ("invalid type: sequence", "invalid type: a list"),
+            ("expected f64", "expected a number"),
+            ("expected f32", "expected a number"),
+            ("expected usize", "expected a whole number"),
+            ("expected u64", "expected a whole number"),
+            ("expected u32", "expected a whole number"),
+            ("expected i64", "expected a whole number"),
+            ("expected a sequence", "expected a list"),
+            ("expected variant identifier", "expected a name (a string)"),
+        ]
+        .iter()
+        .find(|(from, _)| rest.starts_with(from))
+        .map(|(from, to)| (to.to_string(), from.len()))
+        .or_else(|| {
+            // `expected struct RobotSpec`, `expected internally tagged enum X`
+            ["expected struct ", "expected internally tagged enum "]
+                .iter()
+                .find(|from| rest.starts_with(*from))
+                .map(|from| {
+                    let name_end = rest[from.len()..]
+                        .find(|c: char| !c.is_alphanumeric())
+                        .map_or(rest.len(), |e| from.len() + e);
+                    let what = if from.contains("enum") {
+                        "expected a table with a `kind`"
+                    } else {
+                        "expected a table"
+                    };
+                    (what.to_string(), name_end)
+                })
+        })
+        .unwrap_or_else(|| {
+            let c = rest.chars().next().unwrap_or(' ');
+            (c.to_string(), c.len_utf8())
+        });
+        words.push(replaced);
+        rest = &rest[skip..];
+    }
+    words.concat()
 }
 
 /// 1-based line and column of a byte offset.
