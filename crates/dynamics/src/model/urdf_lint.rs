@@ -126,7 +126,11 @@ pub fn lint_urdf(text: &[u8]) -> Result<Vec<UrdfFinding>, UrdfFinding> {
         let Some((_, known)) = ATTRIBUTES.iter().find(|(e, _)| *e == name.as_ref()) else {
             continue;
         };
-        for (attribute, value) in attributes(tag.attributes) {
+        let given = attributes(tag.attributes);
+        if let Some(message) = missing_or_unknown_kind(&name, parent.as_deref(), &given) {
+            return Err(UrdfFinding { line, message });
+        }
+        for (attribute, value) in given {
             match known.iter().find(|(a, _)| *a == attribute) {
                 Some((_, 0)) => {}
                 Some((_, count)) => check_numbers(&name, attribute, value, *count)
@@ -145,6 +149,60 @@ pub fn lint_urdf(text: &[u8]) -> Result<Vec<UrdfFinding>, UrdfFinding> {
         }
     }
     Ok(warnings)
+}
+
+/// The attributes an element must have where the loader reads it (its
+/// parent's name first): urdf-rs refuses the text without them, naming
+/// neither the element nor its line.
+const REQUIRED: [(&str, &str, &[&str]); 7] = [
+    ("robot", "link", &["name"]),
+    ("robot", "joint", &["name", "type"]),
+    ("joint", "parent", &["link"]),
+    ("joint", "child", &["link"]),
+    ("joint", "mimic", &["joint"]),
+    ("inertial", "mass", &["value"]),
+    (
+        "inertial",
+        "inertia",
+        &["ixx", "ixy", "ixz", "iyy", "iyz", "izz"],
+    ),
+];
+
+/// The joint types of URDF (urdf-rs reads `spherical` too).
+const JOINT_TYPES: [&str; 7] = [
+    "revolute",
+    "continuous",
+    "prismatic",
+    "fixed",
+    "floating",
+    "planar",
+    "spherical",
+];
+
+/// What is wrong with a tag's attributes before their values: one the
+/// element needs is missing, or a joint's type is none of URDF's.
+fn missing_or_unknown_kind(
+    element: &str,
+    parent: Option<&str>,
+    given: &[(&str, &str)],
+) -> Option<String> {
+    let value = |a: &str| given.iter().find(|(n, _)| *n == a).map(|(_, v)| *v);
+    let named = value("name").map_or(String::new(), |n| format!(" name=\"{n}\""));
+    let (_, _, needed) = REQUIRED
+        .iter()
+        .find(|(p, e, _)| Some(*p) == parent && *e == element)?;
+    if let Some(missing) = needed.iter().find(|a| value(a).is_none()) {
+        return Some(format!("<{element}{named}> has no {missing} attribute"));
+    }
+    let kind = value("type").filter(|_| element == "joint")?;
+    if JOINT_TYPES.contains(&kind) {
+        return None;
+    }
+    let meant = misspelling_of(kind, JOINT_TYPES.iter().copied())
+        .map_or(String::new(), |m| format!(" (did you mean {m}?)"));
+    Some(format!(
+        "<{element}{named}>: type '{kind}' is not a URDF joint type{meant}; the loader takes revolute, continuous, prismatic and fixed"
+    ))
 }
 
 /// `value` must be `count` numbers separated by white space.
@@ -299,6 +357,31 @@ mod tests {
                 "{to}"
             );
         }
+    }
+
+    #[test]
+    fn missing_attributes_and_unknown_joint_types_are_refused() {
+        for (from, to, line, said) in [
+            ("<joint name=\"shoulder\" type=\"revolute\">", "<joint name=\"shoulder\" type=\"revolut\">", 10,
+             "<joint name=\"shoulder\">: type 'revolut' is not a URDF joint type (did you mean revolute?); the loader takes revolute, continuous, prismatic and fixed"),
+            ("<joint name=\"shoulder\" type=\"revolute\">", "<joint name=\"shoulder\">", 10,
+             "<joint name=\"shoulder\"> has no type attribute"),
+            ("<child link=\"upper\"/>", "<child/>", 12, "<child> has no link attribute"),
+            (" ixz=\"0\"", "", 7, "<inertia> has no ixz attribute"),
+        ] {
+            let text = ARM.replacen(from, to, 1);
+            assert_eq!(
+                lint_urdf(text.as_bytes()),
+                Err(UrdfFinding { line, message: said.into() }),
+                "{to}"
+            );
+        }
+        // A transmission's <joint> names a joint: it has no type.
+        let text = ARM.replace(
+            "<gazebo reference",
+            "<transmission name=\"t\"><joint name=\"shoulder\"/></transmission><gazebo reference",
+        );
+        assert_eq!(lint_urdf(text.as_bytes()), Ok(vec![]));
     }
 
     #[test]
