@@ -548,7 +548,7 @@ fn an_initial_state_beyond_the_blow_up_magnitude_is_refused() {
             .to_string();
         assert!(
             err.contains(&format!(
-                "{key}: needs 6 finite numbers of magnitude at most 1e8"
+                "{key}: needs 6 finite numbers of magnitude at most 1e8 (not all finite and in range)"
             )),
             "{err}"
         );

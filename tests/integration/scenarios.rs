@@ -129,6 +129,11 @@ fn errors_name_the_file_line_and_key() {
     );
     let m = error_of(&BASE.replace("q = [0.0, 0.0, 0.0]", "q = [0.0]"));
     assert!(m.contains("reference"), "{m}");
+    let m = error_of(&format!("{BASE}[initial]\nq = [0.0, 0.0]\n"));
+    assert!(
+        m.contains("initial.q: needs 3 finite numbers of magnitude at most 1e8 (2 given)"),
+        "{m}"
+    );
     let m = error_of(&BASE.replace("builtin = \"point_mass\"", "builtin = \"pendulum\""));
     assert!(
         m.contains("bad.toml:3:")
@@ -198,6 +203,10 @@ fn errors_name_the_file_line_and_key() {
         (
             format!("{BASE}[variants]\nname = \"a\"\n"),
             "bad.toml:11:1: variants: a list of tables: write [[variants]] before each entry",
+        ),
+        (
+            BASE.replace("kd = 1.0", "kd = \"5\""),
+            "bad.toml:4:1: controller: a gain is a number or a list of numbers, one per joint",
         ),
         (
             BASE.replace("[controller]", "[[controller]]"),

@@ -142,15 +142,20 @@ impl Scenario {
         // A state beyond the simulation's blow-up magnitude would stop the
         // run at once (and rapier's joints wrap angles by repeated 2 pi).
         let in_range = |x: &Vec<f64>| x.iter().all(|a| a.is_finite() && a.abs() <= BLOW_UP);
-        let numbers = |n: usize| {
+        let numbers = |n: usize, given: &[f64]| {
+            let got = if given.len() == n {
+                "not all finite and in range".to_string()
+            } else {
+                format!("{} given", given.len())
+            };
             format!(
-                "needs {n} finite numbers of magnitude at most {BLOW_UP:e}{}",
+                "needs {n} finite numbers of magnitude at most {BLOW_UP:e} ({got}){}",
                 coupled_note(nominal)
             )
         };
         let q0 = match &initial.q {
             Some(q) if q.len() == nominal.nq && in_range(q) => q.clone(),
-            Some(_) => return Err(self.invalid("initial.q", numbers(nominal.nq))),
+            Some(q) => return Err(self.invalid("initial.q", numbers(nominal.nq, q))),
             None => nominal.neutral_configuration(),
         };
         // A free joint's quaternion must be a rotation: a zero one made the
@@ -177,7 +182,7 @@ impl Scenario {
                 ))
             }
             (Some(v), None) if v.len() == nominal.nv && in_range(v) => v.clone(),
-            (Some(_), None) => return Err(self.invalid("initial.v", numbers(nominal.nv))),
+            (Some(v), None) => return Err(self.invalid("initial.v", numbers(nominal.nv, v))),
             (None, Some(x_dot)) => self.task_velocity(nominal, &q0, x_dot)?,
             (None, None) => vec![0.0; nominal.nv],
         };

@@ -99,6 +99,16 @@ impl Scenario {
                     (line, column) = (line + i, 1);
                 }
             }
+            // An error serde reports at a table's header (a gain of the
+            // wrong type, a missing key): name the table at least.
+            if let Some(table) = text.lines().nth(line - 1).and_then(|l| {
+                let header = l.trim().strip_prefix('[')?.strip_suffix(']')?;
+                Some(header.trim_matches(['[', ']']).trim())
+            }) {
+                if !message.starts_with(table) {
+                    message = format!("{table}: {message}");
+                }
+            }
             ScenarioError::Syntax {
                 file: path.clone(),
                 line,
