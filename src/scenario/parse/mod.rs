@@ -290,50 +290,41 @@ impl Scenario {
 /// a list, a table; "variant" is a `[[variants]]` entry here, so serde's
 /// unknown variant (of an enum) is an unknown value.
 fn plain_words(message: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut rest = message;
-    while !rest.is_empty() {
-        let (replaced, skip) = [
-            ("unknown variant ", "unknown value "),
-            ("invalid type: map", "invalid type: a table"),
-            ("invalid type: sequence", "invalid type: a list"),
-            ("expected f64", "expected a number"),
-            ("expected f32", "expected a number"),
-            ("expected usize", "expected a whole number"),
-            ("expected u64", "expected a whole number"),
-            ("expected u32", "expected a whole number"),
-            ("expected i64", "expected a whole number"),
-            ("expected a sequence", "expected a list"),
-            ("expected variant identifier", "expected a name (a string)"),
-        ]
-        .iter()
-        .find(|(from, _)| rest.starts_with(from))
-        .map(|(from, to)| (to.to_string(), from.len()))
-        .or_else(|| {
-            // `expected struct RobotSpec`, `expected internally tagged enum X`
-            ["expected struct ", "expected internally tagged enum "]
-                .iter()
-                .find(|from| rest.starts_with(*from))
-                .map(|from| {
-                    let name_end = rest[from.len()..]
-                        .find(|c: char| !c.is_alphanumeric())
-                        .map_or(rest.len(), |e| from.len() + e);
-                    let what = if from.contains("enum") {
-                        "expected a table with a `kind`"
-                    } else {
-                        "expected a table"
-                    };
-                    (what.to_string(), name_end)
-                })
-        })
-        .unwrap_or_else(|| {
-            let c = rest.chars().next().unwrap_or(' ');
-            (c.to_string(), c.len_utf8())
-        });
-        words.push(replaced);
-        rest = &rest[skip..];
+    let mut message = message.to_string();
+    for (from, to) in [
+        ("unknown variant ", "unknown value "),
+        ("invalid type: map", "invalid type: a table"),
+        ("invalid type: sequence", "invalid type: a list"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected usize", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected u32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected a sequence", "expected a list"),
+        ("expected variant identifier", "expected a name (a string)"),
+    ] {
+        message = message.replace(from, to);
     }
-    words.concat()
+    // `expected struct RobotSpec`, `expected internally tagged enum X`
+    for (from, to) in [
+        ("expected struct ", "expected a table"),
+        (
+            "expected internally tagged enum ",
+            "expected a table with a `kind`",
+        ),
+    ] {
+        while let Some(at) = message.find(from) {
+            let name = &message[at + from.len()..];
+            let end = at
+                + from.len()
+                + name
+                    .find(|c: char| !c.is_alphanumeric())
+                    .unwrap_or(name.len());
+            message.replace_range(at..end, to);
+        }
+    }
+    message
 }
 
 /// 1-based line and column of a byte offset.

@@ -107,12 +107,10 @@ impl Model {
             .into());
         }
         let text = read_text(path, InputKind::Urdf)?;
-        let mut robot = super::parse_urdf(&text, path)?;
+        let (mut robot, misspelt) = super::urdf::parse_urdf_with_warnings(&text, path)?;
         add_rotors(&mut robot, rotors, path)?;
         let mut model = super::urdf::build_parsed(&robot, path, options)?;
-        model
-            .warnings
-            .extend(super::urdf::misspelt_names(&text, path));
+        model.warnings.extend(misspelt);
         Ok(model)
     }
 }

@@ -150,24 +150,11 @@ impl Model {
         options: impl Into<UrdfOptions>,
     ) -> Result<Model, ModelError> {
         let file = file.as_ref();
-        let mut model = build_parsed(&parse_urdf(text, file)?, file, options.into())?;
-        model.warnings.extend(misspelt_names(text, file));
+        let (robot, misspelt) = parse_urdf_with_warnings(text, file)?;
+        let mut model = build_parsed(&robot, file, options.into())?;
+        model.warnings.extend(misspelt);
         Ok(model)
     }
-}
-
-/// The misspelt element and attribute names of a URDF's text, which
-/// urdf-rs ignores (see [`lint_urdf`]).
-pub(super) fn misspelt_names(text: &str, file: &Path) -> Vec<ModelWarning> {
-    lint_urdf(text.as_bytes())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|finding| ModelWarning::MisspeltName {
-            file: file.to_path_buf(),
-            line: finding.line,
-            message: finding.message,
-        })
-        .collect()
 }
 
 /// The model of a parsed URDF; `file` names it in errors and warnings.
@@ -201,14 +188,29 @@ pub const MAX_URDF_LINKS: usize = 10_000;
 /// [`ModelError`] naming `file` when the XML nests too deeply, has too many
 /// links or joints, or is not a URDF urdf-rs can read.
 pub fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError> {
+    parse_urdf_with_warnings(text, file).map(|(robot, _)| robot)
+}
+
+/// [`parse_urdf`], and the misspelt element and attribute names of the
+/// text, which urdf-rs ignores (see [`lint_urdf`]), as warnings.
+pub(super) fn parse_urdf_with_warnings(
+    text: &str,
+    file: &Path,
+) -> Result<(urdf_rs::Robot, Vec<ModelWarning>), ModelError> {
     check_xml_depth(text.as_bytes(), file)?;
-    if let Err(finding) = lint_urdf(text.as_bytes()) {
-        return Err(ModelError::UrdfText {
+    let misspelt = lint_urdf(text.as_bytes()).map_err(|finding| ModelError::UrdfText {
+        file: file.to_path_buf(),
+        line: finding.line,
+        message: finding.message,
+    })?;
+    let warnings = misspelt
+        .into_iter()
+        .map(|finding| ModelWarning::MisspeltName {
             file: file.to_path_buf(),
             line: finding.line,
             message: finding.message,
-        });
-    }
+        })
+        .collect();
     for element in ["link", "joint"] {
         let count = count_top_level(text.as_bytes(), element);
         if count > MAX_URDF_LINKS {
@@ -227,10 +229,11 @@ pub fn parse_urdf(text: &str, file: &Path) -> Result<urdf_rs::Robot, ModelError>
     } else {
         std::borrow::Cow::Borrowed(text)
     };
-    urdf_rs::read_from_string(&text).map_err(|e| ModelError::Malformed {
+    let robot = urdf_rs::read_from_string(&text).map_err(|e| ModelError::Malformed {
         file: file.to_path_buf(),
         message: e.to_string(),
-    })
+    })?;
+    Ok((robot, warnings))
 }
 
 struct Builder<'a> {
