@@ -1,9 +1,13 @@
 //! Ctrl-C and SIGTERM: the first asks the running simulation to stop (it
-//! writes what it recorded, marked incomplete, and exits non-zero), the
-//! second exits at once.
+//! writes what it recorded, marked incomplete, and exits non-zero), one
+//! more after [`REPEAT_WINDOW`] exits at once. A repeat within the window
+//! is the same request delivered twice: GNU `timeout` signals the process
+//! and then its group, and a sweep capped that way lost its table.
 
 use super::terminal::noteln;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// Set by the first Ctrl-C or SIGTERM; simulations poll it every step.
 pub static STOP: AtomicBool = AtomicBool::new(false);
@@ -16,14 +20,24 @@ pub const EXIT_CODE: u8 = 130;
 #[error("{0}")]
 pub struct Interrupted(pub String);
 
+/// How long after the first interrupt a second one is taken for the same.
+pub const REPEAT_WINDOW: Duration = Duration::from_secs(1);
+
+/// When the first interrupt came.
+static FIRST: OnceLock<Instant> = OnceLock::new();
+
 /// Installs the handler (once per process).
 pub fn install() -> anyhow::Result<()> {
     ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(EXIT_CODE.into());
+            if FIRST.get().is_some_and(|t| t.elapsed() >= REPEAT_WINDOW) {
+                std::process::exit(EXIT_CODE.into());
+            }
+            return;
         }
+        let _ = FIRST.set(Instant::now());
         noteln!(
-            "\ninterrupted: stopping and writing what was recorded (interrupt again to quit at once)"
+            "\ninterrupted: stopping and writing what was recorded (interrupt again, after a second, to quit at once)"
         );
     })?;
     Ok(())

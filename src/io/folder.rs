@@ -101,6 +101,12 @@ impl RunFolder {
             ));
         };
         let name = name.to_string_lossy().into_owned();
+        if is_mount_point(&target, parent) {
+            return Err(refuse(format!(
+                "is a mount point: the results are written beside the folder and renamed into place, which a mount point cannot take (the run would be lost at its end); give a folder inside it, such as {}",
+                target.join(&name).display()
+            )));
+        }
         std::fs::create_dir_all(parent).map_err(io_error(parent))?;
         let lock = FolderLock::acquire(&parent.join(format!(".{name}.lock"))).map_err(|error| {
             FolderError::Lock {
@@ -219,9 +225,14 @@ impl RunFolder {
             if had_old {
                 let _ = std::fs::rename(&old, &self.target);
             }
-            return Err(FolderError::Io {
+            // The results stay where they were written, and say so.
+            self.committed = true;
+            return Err(FolderError::Refused {
                 path: self.target.clone(),
-                error,
+                message: format!(
+                    "the results could not be put in place ({error}); they are kept in {} (move them before the next run into this folder, which removes it)",
+                    staging.display()
+                ),
             });
         }
         self.committed = true;
@@ -238,6 +249,24 @@ impl Drop for RunFolder {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.staging);
         }
+    }
+}
+
+/// Whether the folder `target` (if it exists) is on another file system
+/// than `parent`: a mount point, which a rename cannot replace.
+fn is_mount_point(target: &Path, parent: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(target), std::fs::metadata(parent)) {
+            (Ok(t), Ok(p)) => t.is_dir() && t.dev() != p.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (target, parent);
+        false
     }
 }
 
