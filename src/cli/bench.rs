@@ -25,14 +25,14 @@ pub struct Args {
     model: Option<PathBuf>,
     /// Time the integration steps of each variant of this scenario
     /// instead (stepping only, best of --repeats runs).
-    #[arg(long, conflicts_with_all = ["only", "armature", "scaling"])]
+    #[arg(long, conflicts_with_all = ["model", "only", "armature", "scaling"])]
     scenario: Option<PathBuf>,
     /// With --scenario: also time the steps with recording at the record
     /// period, and the algorithms one step calls, and print the overhead.
     #[arg(long, requires = "scenario")]
     breakdown: bool,
     /// Runs per variant with --scenario (the best counts).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = DEFAULT_REPEATS)]
     repeats: usize,
     /// With --scenario: time it even beyond the ceiling of 1e8 integration
     /// steps (all repeats counted), as `run --allow-long`.
@@ -448,11 +448,23 @@ pub fn check_names(only: &[String], known: &[&str]) -> anyhow::Result<()> {
 /// minute of the slowest O(N) algorithm on the largest model (5 repetitions).
 const MAX_ITERATIONS: usize = 100_000_000;
 
+/// Runs per variant of `bench --scenario` (the best counts).
+const DEFAULT_REPEATS: usize = 5;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         (50..=MAX_ITERATIONS).contains(&args.iterations),
         "--iterations must be from 50 (christoffel runs a fiftieth of them) to {MAX_ITERATIONS:e}"
     );
+    // clap's `requires` is met by a flag's default: check here that the
+    // options of one form are not given to another (they were ignored).
+    anyhow::ensure!(
+        args.scenario.is_some() || args.repeats == DEFAULT_REPEATS,
+        "--repeats applies to --scenario only"
+    );
+    if !args.scaling_args.scaling {
+        args.scaling_args.refuse_without_scaling()?;
+    }
     if let Some(scenario) = &args.scenario {
         let (repeats, json, breakdown) = (args.repeats, args.json, args.breakdown);
         return super::bench_scenario::run(scenario, repeats, json, breakdown, args.allow_long);

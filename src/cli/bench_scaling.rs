@@ -22,17 +22,39 @@ pub struct ScalingArgs {
     /// Time the algorithms on generated serial chains and binary trees of
     /// growing size (fixed and free root); writes models/*.urdf, cost.csv
     /// and cost.png/.svg into --out.
-    #[arg(long, requires = "out", conflicts_with = "model")]
+    #[arg(long, requires = "out", conflicts_with_all = ["model", "iterations"])]
     pub scaling: bool,
     /// Folder for --scaling (created if missing).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Joints of the generated models with --scaling.
-    #[arg(long, value_delimiter = ',', default_values_t = [8, 16, 32, 64, 128, 256])]
+    /// Joints of the generated models with --scaling, comma-separated
+    /// (1 to 512 each).
+    #[arg(long, value_delimiter = ',', default_value = DEFAULT_SIZES)]
     pub sizes: Vec<usize>,
-    /// Seconds one repetition of one algorithm lasts with --scaling.
-    #[arg(long, default_value_t = 0.01)]
+    /// Seconds one repetition of one algorithm lasts with --scaling (at
+    /// most 10).
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: f64,
+}
+
+/// `--sizes` and `--budget` when not given.
+const DEFAULT_SIZES: &str = "8,16,32,64,128,256";
+const DEFAULT_BUDGET: f64 = 0.01;
+
+impl ScalingArgs {
+    /// Refuses `--out`, `--sizes` and `--budget` other than their defaults
+    /// without `--scaling` (they were ignored).
+    pub fn refuse_without_scaling(&self) -> anyhow::Result<()> {
+        let default_sizes: Vec<usize> = DEFAULT_SIZES
+            .split(',')
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        anyhow::ensure!(
+            self.out.is_none() && self.sizes == default_sizes && self.budget == DEFAULT_BUDGET,
+            "--out, --sizes and --budget apply to --scaling only"
+        );
+        Ok(())
+    }
 }
 
 /// Largest `--sizes` entry: above the dynamics' usual limit

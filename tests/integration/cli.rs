@@ -605,6 +605,40 @@ fn resolved_urdf_scenario_runs_from_the_results_folder() {
     runs_again_as_resolved(&dir);
 }
 
+/// The options of one form of `bench` given to another are refused (they
+/// were ignored: `--model` beside `--scenario` timed the scenario alone).
+#[test]
+fn bench_refuses_the_options_of_another_form() {
+    let panda =
+        repo_path("assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf");
+    let panda = panda.to_str().unwrap();
+    let scenario = repo_path("scenarios/planar_arm.toml");
+    let scenario = scenario.to_str().unwrap();
+    for (extra, says) in [
+        (vec!["--scenario", scenario], "cannot be used with"),
+        (
+            vec!["--repeats", "2"],
+            "--repeats applies to --scenario only",
+        ),
+        (vec!["--out", "x"], "apply to --scaling only"),
+        (vec!["--sizes", "8"], "apply to --scaling only"),
+        (vec!["--budget", "0.5"], "apply to --scaling only"),
+    ] {
+        let mut args = vec![
+            "bench",
+            "--model",
+            panda,
+            "--only",
+            "rnea",
+            "--iterations",
+            "50",
+        ];
+        args.extend(extra.iter().copied());
+        let err = run_fails(&args);
+        assert!(err.contains(says), "{extra:?}: {err}");
+    }
+}
+
 #[test]
 fn bench_scaling_refuses_sizes_whose_workspace_would_not_fit() {
     let dir = scratch("scaling-too-big");

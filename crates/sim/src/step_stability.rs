@@ -53,17 +53,37 @@ impl StepStability {
     /// joint, the largest stable step and the gains that would fit.
     pub fn describe(&self, integrator: Integrator) -> String {
         let gains = self.gain_factor.map_or(String::new(), |c| {
-            format!(", or scale the controller's gains (kp, kd, lambda, posture) by {c:.2} or less")
+            format!(
+                ", or scale the controller's gains (kp, kd, lambda, posture) by {} or less",
+                three_digits(c)
+            )
         });
+        let advice = if self.largest_stable_step > 0.0 {
+            format!(
+                "the largest stable step is {} ms; use step = {:.2e}",
+                three_digits(self.largest_stable_step * 1e3),
+                self.largest_stable_step
+            )
+        } else {
+            "no step is stable (a body this light against these gains)".to_string()
+        };
         format!(
-            "its fastest closed-loop mode ({:.3e} /s, mostly joint '{}') is beyond {}'s stability at the step of {} ms: the largest stable step is {:.3} ms; use step = {:.2e}{gains}",
+            "its fastest closed-loop mode ({:.3e} /s, mostly joint '{}') is beyond {}'s stability at the step of {} ms: {advice}{gains}",
             self.limiting_rate,
             self.joint,
             integrator.name(),
             self.step * 1e3,
-            self.largest_stable_step * 1e3,
-            self.largest_stable_step,
         )
+    }
+}
+
+/// `x` to about three significant digits: fixed point down to 0.01, in
+/// exponent form below (a factor of 2e-5 printed as "0.00").
+fn three_digits(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.01 {
+        format!("{x:.2e}")
+    } else {
+        format!("{x:.3}")
     }
 }
 

@@ -167,7 +167,9 @@ impl RunEstimate {
     }
 
     fn combine(sizes: &[RunSize], threads: usize, keep_all: bool) -> RunEstimate {
-        let sum = |f: &dyn Fn(&RunSize) -> f64| sizes.iter().map(f).sum::<f64>();
+        // From +0: the sum of no runs (an empty shard) was -0, printed
+        // "-0 integration steps".
+        let sum = |f: &dyn Fn(&RunSize) -> f64| sizes.iter().map(f).fold(0.0, |a, x| a + x);
         let max = |f: &dyn Fn(&RunSize) -> f64| sizes.iter().map(f).fold(0.0, f64::max);
         let recording = |s: &RunSize| s.samples * s.sample_bytes;
         let memory = if keep_all {
@@ -317,5 +319,21 @@ pub fn format_duration(seconds: f64) -> String {
         format!("{value:.2e} {name}")
     } else {
         format!("{value:.1} {name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty shard's start line reads 0, not -0.
+    #[test]
+    fn no_runs_are_zero_steps_not_minus_zero() {
+        let d = RunEstimate::of_sweep(&[], 2).describe();
+        assert!(
+            d.starts_with("0 integration steps over 0 runs, 0 samples"),
+            "{d}"
+        );
+        assert!(!d.contains("-0"), "{d}");
     }
 }
