@@ -212,7 +212,8 @@ impl Scenario {
     fn resolved_toml(&self) -> String {
         self.inner.resolved_toml()
     }
-    /// What the URDF loader changed in the robot.
+    /// What the URDF loader changed in the robot, then the scenario's
+    /// values that do nothing (a push outside the run).
     #[getter]
     fn warnings(&self) -> Vec<String> {
         self.inner

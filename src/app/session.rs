@@ -786,6 +786,14 @@ impl Notices {
         self.push(Severity::Warning, text.into());
     }
 
+    /// A warning each for what the robot loader changed and the scenario's
+    /// values that do nothing (what `run` prints as `warning:` lines).
+    pub fn scenario_warnings(&mut self, scenario: &Scenario) {
+        for w in scenario.warnings() {
+            self.warning(w.to_string());
+        }
+    }
+
     pub fn info(&mut self, text: impl Into<String>) {
         self.push(Severity::Info, text.into());
     }
@@ -818,7 +826,10 @@ impl Plugin for SessionPlugin {
             .load()
             .and_then(|s| Session::new(self.source.clone(), s))
         {
-            Ok(s) => s,
+            Ok(s) => {
+                notices.scenario_warnings(&s.scenario);
+                s
+            }
             Err(e) => {
                 notices.error(format!("{e}"));
                 notices.info("opened the embedded default scenario instead");
@@ -850,6 +861,7 @@ fn handle_commands(
                 Ok(()) => {
                     playback.target = 0.0;
                     notices.info(format!("opened {}", session.scenario.path.display()));
+                    notices.scenario_warnings(&session.scenario);
                 }
                 Err(e) => notices.error(format!("{e}")),
             },

@@ -17,7 +17,7 @@ pub mod terminal;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use passivity_lab::io::RunFolder;
-use passivity_lab::model::{Model, ModelWarning, RootJoint, UrdfOptions};
+use passivity_lab::model::{Model, RootJoint, UrdfOptions};
 use passivity_lab::scenario::Scenario;
 use std::path::Path;
 use terminal::noteln;
@@ -121,9 +121,9 @@ pub fn load_scenario(path: Option<&Path>, strict: bool) -> anyhow::Result<Scenar
     Ok(scenario)
 }
 
-/// Prints what the loader changed in the robot description, one
-/// `warning:` line each, on stderr.
-pub fn report_warnings(warnings: &[ModelWarning]) {
+/// Prints warnings (what the loader changed in the robot description,
+/// scenario values that do nothing), one `warning:` line each, on stderr.
+pub fn report_warnings(warnings: &[impl std::fmt::Display]) {
     for w in warnings {
         noteln!("warning: {w}");
     }

@@ -11,6 +11,7 @@ mod parse;
 pub(crate) use parse::key_line;
 mod run;
 mod stable_hash;
+mod warning;
 
 pub use for_urdf::scenario_for_urdf;
 pub use lesson::{lesson_chain, Lesson, MAX_LESSONS};
@@ -29,9 +30,10 @@ pub use run::stance_metrics::{
     DistributionMetrics, Slip, StanceMetrics, StanceProbe, SLACK_ZERO, SLIP_DISTANCE_M,
 };
 pub use stable_hash::stable_hash;
+pub use warning::ScenarioWarning;
 
 use crate::input::InputError;
-use crate::model::{ModelError, ModelWarning};
+use crate::model::ModelError;
 use crate::sim::{HullCache, Simulation};
 pub(crate) use build::ModelCache;
 use std::path::PathBuf;
@@ -84,8 +86,9 @@ pub struct Scenario {
     /// The source file (for messages and relative paths).
     pub path: PathBuf,
     text: String,
-    /// What the URDF loader changed in the robot (see [`Scenario::warnings`]).
-    warnings: Vec<ModelWarning>,
+    /// What the URDF loader changed in the robot, and values that do
+    /// nothing (see [`Scenario::warnings`]).
+    warnings: Vec<ScenarioWarning>,
     /// The collision meshes' hulls, built at the first `variants()` call.
     hulls: HullCache,
     /// The robots of a sweep's points (None outside a sweep: the robot is
@@ -111,9 +114,10 @@ pub struct Variant {
 
 impl Scenario {
     /// What the URDF loader changed in the robot to load it (for example a
-    /// negligible inertia error replaced by the nearest physical inertia):
+    /// negligible inertia error replaced by the nearest physical inertia),
+    /// then the values that do nothing in the run (a push after its end):
     /// for the caller to report; runs write them into `summary.json`.
-    pub fn warnings(&self) -> &[ModelWarning] {
+    pub fn warnings(&self) -> &[ScenarioWarning] {
         &self.warnings
     }
 

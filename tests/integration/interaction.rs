@@ -276,6 +276,60 @@ fn bad_disturbances_are_refused_naming_the_key() {
     }
 }
 
+/// A push that never acts within the run (after its end, or over before
+/// t = 0), or that lasts less than ten steps, loads with a warning naming
+/// its key and line; one inside the run and ten steps long gives none.
+#[test]
+fn a_push_outside_the_run_is_a_warning_naming_its_key() {
+    let text = std::fs::read_to_string(repo_path("scenarios/point_mass_push.toml")).unwrap();
+    let path = repo_path("scenarios/pushed.toml");
+    let warnings = |text: &str| -> Vec<String> {
+        let s = Scenario::parse(text, &path).unwrap();
+        s.warnings().iter().map(|w| w.to_string()).collect()
+    };
+    assert_eq!(warnings(&text), Vec::<String>::new());
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("profile ="))
+        .unwrap()
+        + 1;
+    for (profile, says) in [
+        (
+            "start = 12.0, duration = 0.5",
+            "starts at t = 12 s, at or after the run's end (simulation.duration = 10 s)",
+        ),
+        ("start = 10.0, duration = 0.5", "starts at t = 10 s"),
+        (
+            "start = -1.0, duration = 0.5",
+            "ends at t = -0.5 s, before the run starts",
+        ),
+    ] {
+        let w = warnings(&text.replace("start = 4.0, duration = 0.5", profile));
+        assert_eq!(w.len(), 1, "{profile}: {w:?}");
+        let expected = format!("pushed.toml:{line}: disturbances[0].profile: {says}");
+        assert!(
+            w[0].contains(&expected),
+            "{profile}: {} lacks {expected}",
+            w[0]
+        );
+        assert!(w[0].ends_with("this push never acts"), "{}", w[0]);
+    }
+    // Shorter than ten steps of 1 ms: sampled, not followed.
+    let w = warnings(&text.replace("duration = 0.5", "duration = 0.005"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains(
+            "disturbances[0].profile: changes within 5.000e-3 s, under ten steps of 0.001 s"
+        ),
+        "{}",
+        w[0]
+    );
+    assert_eq!(
+        warnings(&text.replace("duration = 0.5", "duration = 0.01")),
+        Vec::<String>::new()
+    );
+}
+
 /// A live session (drags on all variants and on one, the joint target
 /// moved through inverse kinematics, the task target moved) recorded into
 /// the scenario file and replayed headless from it: the replay equals the

@@ -315,6 +315,12 @@ fn shipped_scenarios_run_cleanly() {
     assert!(names.len() >= 4, "{names:?}");
     for path in names {
         let scenario = Scenario::load(&path).unwrap();
+        assert!(
+            scenario.warnings().is_empty(),
+            "{}: {:?}",
+            path.display(),
+            scenario.warnings()
+        );
         for v in scenario.variants().unwrap() {
             let r = run_variant(v, &mut |_| {});
             assert!(
@@ -369,4 +375,59 @@ fn shipped_scenarios_run_cleanly() {
             );
         }
     }
+}
+
+/// Values that would be ignored, or would do something else than they
+/// say, are refused naming the key (extra list elements, the other
+/// built-in system's keys, an integrator the contact plants do not use, a
+/// control period between steps), or load with a warning naming it (a
+/// record or control period as long as the run).
+#[test]
+fn values_that_would_be_ignored_are_refused_or_warned_of() {
+    let arm = std::fs::read_to_string(repo_path("scenarios/planar_arm.toml")).unwrap();
+    let press = std::fs::read_to_string(repo_path("scenarios/panda_table_press.toml")).unwrap();
+    let path = repo_path("scenarios/edited.toml");
+    let refused = |text: &str| Scenario::parse(text, &path).err().map(|e| e.to_string());
+    for (text, says) in [
+        (
+            arm.replace("masses = [1.0, 0.8]", "masses = [1.0, 0.8, 1.0]"),
+            "edited.toml:12: robot.masses: takes 2 values, not 3",
+        ),
+        (
+            arm.replace("gravity = [0.0, -9.81, 0.0]", "gravity = [0.0, -9.81, 0.0, 5.0]"),
+            "robot.gravity: takes 3 values, not 4",
+        ),
+        (
+            arm.replace("masses = [1.0, 0.8]", "mass = 2.0"),
+            "robot.mass: planar_two_link_arm takes masses and lengths",
+        ),
+        (
+            arm.replace("step = 0.001", "step = 0.001\ncontrol_rate = 300.0"),
+            "simulation.control_rate: its period must be a whole number of steps (1 / 300 Hz / 0.001 s = 3.333 steps): for example 3 steps, control_rate = 333.333333",
+        ),
+        (
+            press.replace("plant = \"contact\"", "plant = \"contact\"\nintegrator = \"semi_implicit_euler\""),
+            "simulation.integrator: applies to plant = \"own\" only",
+        ),
+    ] {
+        let err = refused(&text).unwrap_or_else(|| panic!("accepted: {says}"));
+        assert!(err.contains(says), "{err}\nlacks {says}");
+    }
+    let warnings = |text: &str| -> Vec<String> {
+        let s = Scenario::parse(text, &path).unwrap();
+        s.warnings().iter().map(|w| w.to_string()).collect()
+    };
+    assert_eq!(warnings(&arm), Vec::<String>::new());
+    let w = warnings(&arm.replace("step = 0.001", "step = 0.001\nrecord_period = 10.0"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("simulation.record_period: 10 s, not shorter than the run (10 s)"),
+        "{w:?}"
+    );
+    let w = warnings(&arm.replace("step = 0.001", "step = 0.001\ncontrol_rate = 0.05"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("simulation.control_rate: 0.05 Hz, a period not shorter than the run"),
+        "{w:?}"
+    );
 }

@@ -103,3 +103,27 @@ fn power_spectrum_of_a_sine() {
         "a constant has no centroid"
     );
 }
+
+/// The spectrum's samples are spaced by the record period: the last one,
+/// at a run's end that a period does not divide, is left out (the rate was
+/// taken as (samples - 1) / duration, 4 Hz for a period of 0.3 s over 0.5 s).
+#[test]
+fn the_spectrum_rate_is_the_record_period_even_when_it_does_not_divide_the_run() {
+    let path = repo_path("scenarios/point_mass_torsion.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("[simulation]").unwrap();
+    let end = start + text[start..].find("\n[").unwrap();
+    let text = format!(
+        "{}[simulation]\nduration = 1.0\nstep = 0.01\nrecord_period = 0.3\n{}",
+        &text[..start],
+        &text[end + 1..]
+    );
+    let scenario = Scenario::parse(&text, &path).unwrap();
+    let v = scenario.variants().unwrap().remove(0);
+    let r = run_variant(v, &mut |_| {});
+    let times: Vec<f64> = r.samples.iter().map(|s| s.t).collect();
+    assert_eq!(times.len(), 5, "{times:?}");
+    assert!((times[4] - 1.0).abs() < 1e-12, "{times:?}");
+    let rate = variant_spectra(&r).sample_rate_hz;
+    assert!((rate - 1.0 / 0.3).abs() < 1e-9, "{rate}");
+}

@@ -13,7 +13,7 @@ use passivity_lab::model::{
     inertia_scale, nearest_physical_moments, Model, ModelError, ModelWarning, RootJoint,
     UrdfOptions, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
 };
-use passivity_lab::scenario::Scenario;
+use passivity_lab::scenario::{Scenario, ScenarioWarning};
 use passivity_lab::spatial::{Mat3, Vec3};
 use rand::{Rng, SeedableRng};
 use std::path::Path;
@@ -383,7 +383,7 @@ fn scenario_runs_record_the_warning_and_robot_strict_refuses() {
     let s = Scenario::load(&file).unwrap();
     assert_eq!(s.warnings().len(), 1);
     assert!(
-        matches!(&s.warnings()[0], ModelWarning::InertiaProjected { link, .. } if link == "lf_foot")
+        matches!(&s.warnings()[0], ScenarioWarning::Robot(ModelWarning::InertiaProjected { link, .. }) if link == "lf_foot")
     );
     assert!(s.with_strict_robot().is_err());
 

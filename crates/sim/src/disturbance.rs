@@ -67,6 +67,15 @@ impl Profile {
         }
     }
 
+    /// When the wrench acts: from `start` to the end (exclusive for a
+    /// window or a sinusoid).
+    pub fn span(&self) -> (f64, f64) {
+        match *self {
+            Profile::Window { start, end } | Profile::Sinusoid { start, end, .. } => (start, end),
+            Profile::HalfSine { start, duration } => (start, start + duration),
+        }
+    }
+
     /// The scale of the wrench at time `t`.
     pub fn scale(&self, t: f64) -> f64 {
         match *self {

@@ -3,11 +3,61 @@
 
 use crate::control::stepped_target;
 use crate::model::Model;
-use crate::scenario::{DisturbanceSpec, Scenario, ScenarioError, WrenchAxes};
-use crate::sim::{Disturbance, Push, BLOW_UP, MAX_POSITION};
+use crate::scenario::{DisturbanceSpec, Scenario, ScenarioError, ScenarioWarning, WrenchAxes};
+use crate::sim::{Disturbance, Profile, Push, BLOW_UP, MAX_POSITION};
 use crate::spatial::Vec3;
 
 impl Scenario {
+    /// A warning for each push that never acts in the run (a wrench's
+    /// profile or a drag's anchors that start at or after
+    /// `simulation.duration`, or a profile over before t = 0), and for each
+    /// wrench that lasts, or oscillates, faster than ten steps: the
+    /// integrator samples such a force at its stages instead of following
+    /// it (a 1e-6 s half sine at a 1 ms step gave 1e-7 of its impulse).
+    /// A spring acts from the start.
+    pub(crate) fn disturbance_warnings(&self) -> Vec<ScenarioWarning> {
+        let (duration, step) = (self.file.simulation.duration, self.file.simulation.step);
+        let mut warnings = Vec::new();
+        for (i, spec) in self.file.disturbances.iter().enumerate() {
+            let (key, (start, end)) = match spec {
+                DisturbanceSpec::Wrench { profile, .. } => ("profile", profile.span()),
+                DisturbanceSpec::Drag {
+                    anchors, release, ..
+                } => match anchors.first() {
+                    Some(first) => ("anchors", (first.time, release.unwrap_or(f64::INFINITY))),
+                    None => continue,
+                },
+                DisturbanceSpec::Spring { .. } => continue,
+            };
+            let key = format!("disturbances[{i}].{key}");
+            if start >= duration {
+                warnings.push(self.no_effect(&key, format!("starts at t = {start} s, at or after the run's end (simulation.duration = {duration} s): this push never acts")));
+            } else if end <= 0.0 {
+                warnings.push(self.no_effect(
+                    &key,
+                    format!("ends at t = {end} s, before the run starts: this push never acts"),
+                ));
+            }
+            let fastest = match spec {
+                DisturbanceSpec::Wrench { profile, .. } => match *profile {
+                    Profile::HalfSine { duration, .. } => duration,
+                    Profile::Window { start, end } => end - start,
+                    Profile::Sinusoid {
+                        start,
+                        end,
+                        frequency,
+                        ..
+                    } => (end - start).min(1.0 / frequency.abs()),
+                },
+                _ => continue,
+            };
+            if fastest < 10.0 * step {
+                warnings.push(self.no_effect(&key, format!("changes within {fastest:.3e} s, under ten steps of {step} s: the integrator samples such a push instead of following it, and its impulse can be far off (make the step a tenth of it or less)")));
+            }
+        }
+        warnings
+    }
+
     /// The `[[disturbances]]` on `model`: link, point and numbers checked;
     /// each with the only variant it pushes, if not all.
     pub(crate) fn disturbances(

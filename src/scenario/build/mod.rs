@@ -14,9 +14,9 @@ mod task;
 
 use crate::control::{ControlError, Controller, Reference, Task};
 use crate::model::{Joint, Model};
-use crate::scenario::{PlantKind, Scenario, ScenarioError, Variant, VariantSpec};
+use crate::scenario::{PlantKind, Scenario, ScenarioError, ScenarioWarning, Variant, VariantSpec};
 use crate::sim::{
-    ContactPlant, ControlMode, Disturbance, RapierPlant, Simulation, Stepping, BLOW_UP,
+    ContactPlant, ControlMode, Disturbance, Integrator, RapierPlant, Simulation, Stepping, BLOW_UP,
 };
 use crate::spatial::RigidInertia;
 pub(crate) use model_cache::ModelCache;
@@ -118,6 +118,22 @@ impl Scenario {
         let control = match s.control_rate {
             None => ControlMode::Continuous,
             Some(r) if r.is_finite() && r > 0.0 && 1.0 / r >= s.step * (1.0 - 1e-9) => {
+                // Held torques change at whole steps: a period between them
+                // jittered (300 Hz at 1 ms held for 3 or 4 steps).
+                let steps = 1.0 / (r * s.step);
+                if (steps - steps.round()).abs() > (1e-12 * steps).max(1e-6) {
+                    return Err(self.invalid(
+                        "simulation.control_rate",
+                        format!(
+                            "its period must be a whole number of steps (1 / {r} Hz / {} s = {steps:.3} steps): for example {} steps, control_rate = {}",
+                            s.step,
+                            steps.round().max(1.0),
+                            format!("{:.6}", 1.0 / (steps.round().max(1.0) * s.step))
+                                .trim_end_matches('0')
+                                .trim_end_matches('.')
+                        ),
+                    ));
+                }
                 ControlMode::Sampled { period: 1.0 / r }
             }
             Some(_) => {
@@ -215,6 +231,15 @@ impl Scenario {
         v0: &[f64],
     ) -> Result<Option<ContactChoice>, ScenarioError> {
         let (f, s) = (&self.file, &self.file.simulation);
+        if s.plant != PlantKind::Own && s.integrator != Integrator::Rk4 {
+            return Err(self.invalid(
+                "simulation.integrator",
+                format!(
+                    "applies to plant = \"own\" only: the {} plant steps with its own semi-implicit Euler",
+                    s.plant.name()
+                ),
+            ));
+        }
         Ok(match s.plant {
             PlantKind::Own => {
                 for (key, given, plants) in [
@@ -250,6 +275,30 @@ impl Scenario {
         })
     }
 
+    /// A warning for a record period, or a control period, as long as the
+    /// run or longer: the run records only its start and end (no spectrum),
+    /// or evaluates its controller once and holds that torque to the end.
+    pub(crate) fn timing_warnings(&self) -> Vec<ScenarioWarning> {
+        let s = &self.file.simulation;
+        let mut warnings = Vec::new();
+        if s.record_period >= s.duration {
+            warnings.push(self.no_effect(
+                "simulation.record_period",
+                format!(
+                    "{} s, not shorter than the run ({} s): only its start and end are recorded",
+                    s.record_period, s.duration
+                ),
+            ));
+        }
+        if let Some(rate) = s.control_rate.filter(|r| 1.0 / r >= s.duration) {
+            warnings.push(self.no_effect(
+                "simulation.control_rate",
+                format!("{rate} Hz, a period not shorter than the run ({} s): the controller is evaluated once and its torque held to the end", s.duration),
+            ));
+        }
+        warnings
+    }
+
     /// Refuses a duration, or a record period, that is not a whole number
     /// of steps. Samples are taken at whole steps: a period between them
     /// was rounded to one in silence (step 0.004 s recorded every 0.012 s).
@@ -263,8 +312,11 @@ impl Scenario {
                 record_period_default_note(),
             ),
         ] {
+            // Off a whole number by rounding at most (about 1e-16 of the
+            // count), never by half a step: a tolerance relative to the count
+            // let any fraction through from 5e5 steps on.
             let steps = seconds / s.step;
-            if (steps - steps.round()).abs() > 1e-6 * steps.max(1.0) {
+            if (steps - steps.round()).abs() > (1e-12 * steps).max(1e-6) {
                 return Err(self.invalid(
                     key,
                     format!(

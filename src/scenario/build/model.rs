@@ -79,6 +79,22 @@ impl Scenario {
                     return Err(self.invalid("robot.root", "built-in systems have a fixed root"));
                 }
                 self.check_builtin_numbers()?;
+                // The other system's keys would be ignored.
+                let other_key = match name {
+                    BuiltinSystem::PointMass => [
+                        ("robot.masses", r.masses.is_some()),
+                        ("robot.lengths", r.lengths.is_some()),
+                    ]
+                    .into_iter()
+                    .find_map(|(key, given)| given.then_some((key, "point_mass takes mass"))),
+                    BuiltinSystem::PlanarTwoLinkArm => r
+                        .mass
+                        .is_some()
+                        .then_some(("robot.mass", "planar_two_link_arm takes masses and lengths")),
+                };
+                if let Some((key, takes)) = other_key {
+                    return Err(self.invalid(key, format!("{takes}, not this key")));
+                }
                 match name {
                     BuiltinSystem::PointMass => point_mass(r.mass.unwrap_or(1.0)),
                     BuiltinSystem::PlanarTwoLinkArm => {

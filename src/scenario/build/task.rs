@@ -107,7 +107,9 @@ impl Scenario {
                 "task.damping"
             } else if e.contains("singular_region") {
                 "task.singular_region"
-            } else if e.contains("error limits") {
+            } else if e.contains("orientation error limit") {
+                "task.orientation_error_limit"
+            } else if e.contains("position error limit") {
                 "task.position_error_limit"
             } else if e.contains("frame") {
                 "task.frame"

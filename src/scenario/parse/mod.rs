@@ -4,6 +4,7 @@
 //! Errors name the file, the line and the key.
 
 pub(crate) mod adaptation_schema;
+mod dropped_values;
 pub(crate) mod loop_schema;
 pub(crate) mod names;
 pub(crate) mod schema;
@@ -11,7 +12,8 @@ pub(crate) mod stance_schema;
 
 use crate::input::{read_text, InputKind};
 use crate::scenario::{
-    name_problem, variant_name_problem, ModelCache, Scenario, ScenarioError, ScenarioFile, Variant,
+    name_problem, variant_name_problem, ModelCache, Scenario, ScenarioError, ScenarioFile,
+    ScenarioWarning, Variant,
 };
 use crate::sim::HullCache;
 use names::shown_name;
@@ -116,6 +118,20 @@ impl Scenario {
                 message,
             }
         })?;
+        if let (Ok(text_table), Ok(kept)) =
+            (text.parse::<toml::Table>(), toml::Table::try_from(&file))
+        {
+            if let Some((key, given, taken)) = dropped_values::first_cut_list(&text_table, &kept) {
+                return Err(ScenarioError::Invalid {
+                    file: path.clone(),
+                    line: key_line(text, &key),
+                    key,
+                    message: format!(
+                        "takes {taken} values, not {given} (the rest would be ignored)"
+                    ),
+                });
+            }
+        }
         let mut scenario = Scenario {
             file,
             path,
@@ -127,8 +143,12 @@ impl Scenario {
         scenario.check_names()?;
         scenario.check_lesson()?;
         let nominal = scenario.nominal_model()?;
-        scenario.warnings = nominal.warnings.clone();
+        scenario.warnings = (nominal.warnings.iter().cloned())
+            .map(ScenarioWarning::Robot)
+            .collect();
         let variants = scenario.variants_of(nominal)?;
+        scenario.warnings.extend(scenario.timing_warnings());
+        scenario.warnings.extend(scenario.disturbance_warnings());
         Ok((scenario, variants))
     }
 
@@ -168,6 +188,17 @@ impl Scenario {
 "
             )
         })
+    }
+
+    /// A warning that `key` (dotted path) does nothing, located as
+    /// [`Self::invalid`] locates an error.
+    pub(crate) fn no_effect(&self, key: &str, message: impl Into<String>) -> ScenarioWarning {
+        ScenarioWarning::NoEffect {
+            file: self.path.clone(),
+            line: key_line(&self.text, key),
+            key: key.to_string(),
+            message: message.into(),
+        }
     }
 
     /// An error about `key` (dotted path), located at the key's line if found.

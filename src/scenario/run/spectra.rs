@@ -22,18 +22,24 @@ pub struct VariantSpectra {
     pub torsion: Option<PowerSpectrum>,
 }
 
-/// The spectra of `result`'s recorded samples (evenly spaced by the
-/// record period).
+/// The spectra of `result`'s recorded samples, spaced by the record
+/// period. The last sample, at the run's end (or where it stopped), is left
+/// out when it came sooner than a period after the one before: a record
+/// period that does not divide the duration made the spectrum assume a
+/// wrong sample rate.
 pub fn variant_spectra(result: &VariantResult) -> VariantSpectra {
     let s = &result.samples;
-    let (Some(first), Some(last)) = (s.first(), s.last()) else {
+    let Some(first) = s.first() else {
         return VariantSpectra::default();
     };
-    let period = (last.t - first.t) / (s.len().max(2) - 1) as f64;
-    let torque = power_spectrum(s.len(), first.tau.len(), period, |i, c| s[i].tau[c]);
+    let period = if s.len() >= 2 { s[1].t - s[0].t } else { 0.0 };
+    let n = s.len();
+    let short_last = n >= 3 && ((s[n - 1].t - s[n - 2].t) - period).abs() > 1e-9 * period;
+    let n = if short_last { n - 1 } else { n };
+    let torque = power_spectrum(n, first.tau.len(), period, |i, c| s[i].tau[c]);
     let channels = first.torsion_force.len();
-    let torsion = (channels > 0)
-        .then(|| power_spectrum(s.len(), channels, period, |i, c| s[i].torsion_force[c]));
+    let torsion =
+        (channels > 0).then(|| power_spectrum(n, channels, period, |i, c| s[i].torsion_force[c]));
     VariantSpectra {
         sample_rate_hz: if period > 0.0 { 1.0 / period } else { 0.0 },
         torque,

@@ -55,6 +55,9 @@ impl TaskKind {
     }
 }
 
+/// The smallest error limit (m or rad) a task takes.
+pub const MIN_ERROR_LIMIT: f64 = 1e-6;
+
 /// An end-effector task.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
@@ -70,7 +73,8 @@ pub struct Task {
     /// Limits (orientation rad, position m) on the error the reference
     /// velocity feeds back: x_dot_r = x_dot_d* - Lambda_x c e with
     /// c = (1 + (|e| / limit)^4)^(-1/4) per block, so that a target far
-    /// away (or out of reach) asks for a bounded speed. Infinite: none.
+    /// away (or out of reach) asks for a bounded speed. Infinite: none; at
+    /// least [`MIN_ERROR_LIMIT`].
     pub error_limit: [f64; 2],
     /// Torsion added in task space: beta S^T (S x_dot x) S on triples of task
     /// coordinates (Wensing, Englsberger & Slotine (2023), eq. 12 applied to the task-space factorization).
@@ -102,8 +106,14 @@ impl Task {
         if !(d.region.is_finite() && d.region > 0.0 && d.region <= 1.0) {
             return Err("singular_region must be in (0, 1]".into());
         }
-        if self.error_limit.iter().any(|l| l.is_nan() || *l <= 0.0) {
-            return Err("error limits must be positive (inf: none)".into());
+        // Below 1e-6, (|e| / limit)^4 overflows for errors a run can have
+        // and the torque was NaN at t = 0.
+        for (limit, which) in self.error_limit.iter().zip(["orientation", "position"]) {
+            if !(*limit >= MIN_ERROR_LIMIT) {
+                return Err(format!(
+                    "the {which} error limit must be at least {MIN_ERROR_LIMIT:e} (inf: none)"
+                ));
+            }
         }
         let m = self.dim();
         for t in &self.torsion {
