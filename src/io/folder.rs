@@ -141,20 +141,6 @@ impl RunFolder {
                     shown(&folders)
                 )));
             }
-            if !force {
-                return Err(refuse(format!(
-                    "holds {} that {} not an earlier run's results ({}); pass --force to replace the folder and everything in it by this run's results",
-                    if foreign.len() == 1 { "1 file".to_string() } else { format!("{} files", foreign.len()) },
-                    if foreign.len() == 1 { "is" } else { "are" },
-                    shown(&foreign)
-                )));
-            }
-            let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
-            if home.as_deref() == Some(target.as_path()) {
-                return Err(refuse(
-                    "is the home folder: not replaced, even with --force".into(),
-                ));
-            }
             if let Some(p) = protect
                 .iter()
                 .filter_map(|p| p.canonicalize().ok())
@@ -163,6 +149,20 @@ impl RunFolder {
                 return Err(refuse(format!(
                     "holds {}, which this run reads: not replaced, even with --force",
                     p.display()
+                )));
+            }
+            let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
+            if home.as_deref() == Some(target.as_path()) {
+                return Err(refuse(
+                    "is the home folder: not replaced, even with --force".into(),
+                ));
+            }
+            if !force {
+                return Err(refuse(format!(
+                    "holds {} that {} not an earlier run's results ({}); pass --force to replace the folder and everything in it by this run's results",
+                    if foreign.len() == 1 { "1 file".to_string() } else { format!("{} files", foreign.len()) },
+                    if foreign.len() == 1 { "is" } else { "are" },
+                    shown(&foreign)
                 )));
             }
         }

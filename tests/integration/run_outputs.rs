@@ -306,6 +306,19 @@ fn a_mount_point_is_refused_before_the_run() {
     assert!(!err.contains("running"), "refused before the run: {err}");
 }
 
+/// A folder holding the scenario itself is refused for that, at once: it
+/// used to suggest --force, which was then refused.
+#[test]
+fn a_folder_holding_the_scenario_is_refused_without_suggesting_force() {
+    let dir = scratch("holds-scenario");
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    let o = run_within(60.0, &["run", &scenario, "--out", dir.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("which this run reads"), "{err}");
+    assert!(!err.contains("pass --force"), "{err}");
+}
+
 #[test]
 fn leftovers_of_killed_runs_are_cleaned_up() {
     let dir = scratch("leftovers");

@@ -374,7 +374,7 @@ fn scenario_runs_record_the_warning_and_robot_strict_refuses() {
     let scenario = |strict: bool| {
         format!(
             "name = \"hyq\"\n[robot]\nurdf = \"hyq.urdf\"\nstrict = {strict}\n[controller]\nkind = \"pd_plus\"\nkp = 0.0\nkd = 0.0\n\
-             [reference]\nkind = \"hold\"\nq = {:?}\n[simulation]\nduration = 0.01\n[output]\nplots = false\n",
+             [reference]\nkind = \"hold\"\nq = {:?}\n[simulation]\nduration = 0.02\n[output]\nplots = false\n",
             [0.0; 13]
         )
     };

@@ -97,7 +97,7 @@ impl Reference {
     }
 
     /// Checks that the reference describes `n` joints with finite numbers
-    /// (and, for minimum jerk, a positive duration); says what is wrong.
+    /// (and, for minimum jerk, a duration from 1e-6 s); says what is wrong.
     pub fn validate(&self, n: usize) -> Result<(), String> {
         // Finite and at most MAX_COEFFICIENT in magnitude.
         let finite = |x: &[f64]| {
@@ -138,12 +138,14 @@ impl Reference {
                         from.len(),
                         to.len()
                     ))
-                } else if !(finite(from) && finite(to) && start.is_finite()) {
+                } else if !(finite(from) && finite(to) && finite(&[*start])) {
                     Some(format!(
                         "from, to and start must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
                     ))
-                } else if !(duration.is_finite() && *duration > 0.0) {
-                    Some("duration must be a positive number of seconds".to_string())
+                } else if !(*duration >= 1e-6 && *duration <= MAX_COEFFICIENT) {
+                    Some(format!(
+                        "duration must be from 1e-6 to {MAX_COEFFICIENT:e} seconds"
+                    ))
                 } else {
                     None
                 }

@@ -37,6 +37,11 @@ impl Scenario {
                     &key,
                     format!("ends at t = {end} s, before the run starts: this push never acts"),
                 ));
+            } else if end <= start {
+                warnings.push(self.no_effect(
+                    &key,
+                    format!("is released at its first anchor's time ({start} s): the spring acts on (first anchor, release], which is empty: this push never acts"),
+                ));
             }
             let fastest = match spec {
                 DisturbanceSpec::Wrench { profile, .. } => match *profile {

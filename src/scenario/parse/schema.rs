@@ -289,6 +289,8 @@ impl<'de> Deserialize<'de> for Gain {
         match Written::deserialize(deserializer) {
             Ok(Written::All(x)) => Ok(Gain::All(x)),
             Ok(Written::Each(v)) => Ok(Gain::Each(v)),
+            // A gain left out is not one of the wrong type.
+            Err(e) if e.to_string().starts_with("missing field") => Err(e),
             Err(_) => Err(serde::de::Error::custom(
                 "a gain is a number or a list of numbers, one per joint",
             )),

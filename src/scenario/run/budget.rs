@@ -245,13 +245,25 @@ impl Scenario {
         if allow_long || estimate.within_ceiling() {
             return Ok(());
         }
+        // Name the ceiling passed (both said, when only the memory was
+        // beyond, read as if the steps were too).
+        let beyond = match (
+            estimate.steps > MAX_STEPS,
+            estimate.memory_bytes > MAX_MEMORY_BYTES,
+        ) {
+            (true, true) => format!(
+                "the ceilings of {} integration steps and {} of memory",
+                count(MAX_STEPS),
+                bytes(MAX_MEMORY_BYTES)
+            ),
+            (true, false) => format!("the ceiling of {} integration steps", count(MAX_STEPS)),
+            _ => format!("the ceiling of {} of memory", bytes(MAX_MEMORY_BYTES)),
+        };
         Err(self.invalid(
             "simulation",
             format!(
-                "the run needs {} (longest run: duration {duration} s, step {step} s, record_period {record_period} s): beyond the ceiling of {} integration steps and {} of memory; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with --allow-long (`run`, `sweep` and `bench --scenario` take it)",
+                "the run needs {} (longest run: duration {duration} s, step {step} s, record_period {record_period} s): beyond {beyond}; shorten simulation.duration, enlarge simulation.step or simulation.record_period, or run it anyway with --allow-long (`run`, `sweep` and `bench --scenario` take it)",
                 estimate.describe(),
-                count(MAX_STEPS),
-                bytes(MAX_MEMORY_BYTES),
             ),
         ))
     }

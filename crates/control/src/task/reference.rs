@@ -287,8 +287,10 @@ impl TaskReference {
                     && finite(&[*start]))
                 {
                     Err(format!("from, to and start must be finite and at most {MAX_COEFFICIENT:e} in magnitude"))
-                } else if !(finite(&[*duration]) && *duration > 0.0) {
-                    Err("duration must be a positive number of seconds".into())
+                } else if !(finite(&[*duration]) && *duration >= 1e-6) {
+                    Err(format!(
+                        "duration must be from 1e-6 to {MAX_COEFFICIENT:e} seconds"
+                    ))
                 } else {
                     Ok(())
                 }
