@@ -109,7 +109,7 @@ impl Task {
         // Below 1e-6, (|e| / limit)^4 overflows for errors a run can have
         // and the torque was NaN at t = 0.
         for (limit, which) in self.error_limit.iter().zip(["orientation", "position"]) {
-            if !(*limit >= MIN_ERROR_LIMIT) {
+            if limit.is_nan() || *limit < MIN_ERROR_LIMIT {
                 return Err(format!(
                     "the {which} error limit must be at least {MIN_ERROR_LIMIT:e} (inf: none)"
                 ));
