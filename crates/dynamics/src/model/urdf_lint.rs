@@ -336,6 +336,20 @@ mod tests {
         assert_eq!(lint_urdf(text.as_bytes()), Ok(vec![]));
     }
 
+    /// The arm with its first `from` replaced by `to` is refused at `line`
+    /// with `said`.
+    fn assert_arm_edit_refused(from: &str, to: &str, line: usize, said: &str) {
+        let text = ARM.replacen(from, to, 1);
+        assert_eq!(
+            lint_urdf(text.as_bytes()),
+            Err(UrdfFinding {
+                line,
+                message: said.into()
+            }),
+            "{to}"
+        );
+    }
+
     #[test]
     fn words_that_are_not_numbers_are_refused() {
         for (from, to, said) in [
@@ -349,13 +363,8 @@ mod tests {
                 "<origin xyz=\"0 0 ${height}\">: '${height}' is not a number (a xacro expression: expand the file with xacro first)",
             ),
         ] {
-            let text = ARM.replacen(from, to, 1);
             let line = if from.starts_with("value") { 6 } else { 13 };
-            assert_eq!(
-                lint_urdf(text.as_bytes()),
-                Err(UrdfFinding { line, message: said.into() }),
-                "{to}"
-            );
+            assert_arm_edit_refused(from, to, line, said);
         }
     }
 
@@ -369,12 +378,7 @@ mod tests {
             ("<child link=\"upper\"/>", "<child/>", 12, "<child> has no link attribute"),
             (" ixz=\"0\"", "", 7, "<inertia> has no ixz attribute"),
         ] {
-            let text = ARM.replacen(from, to, 1);
-            assert_eq!(
-                lint_urdf(text.as_bytes()),
-                Err(UrdfFinding { line, message: said.into() }),
-                "{to}"
-            );
+            assert_arm_edit_refused(from, to, line, said);
         }
         // A transmission's <joint> names a joint: it has no type.
         let text = ARM.replace(
