@@ -377,6 +377,78 @@ fn shipped_scenarios_run_cleanly() {
     }
 }
 
+/// Bounds added after an audit, each refused naming its key: a missing
+/// gain (it read as a gain of the wrong type), a minimum-jerk start or
+/// duration out of range (1e300 and 1e-300 ran), a duration a fraction of
+/// a step off a whole number of them at 10^6 steps (the tolerance grew
+/// with the count and let any fraction through), and a task error limit
+/// below 1e-6 (the torque was NaN at t = 0, blamed on the position limit
+/// when the orientation limit was the bad one).
+#[test]
+fn bounds_of_gains_references_durations_and_error_limits_are_enforced() {
+    assert!(error_of(&BASE.replace("kd = 1.0\n", "")).contains("missing field `kd`"));
+    let jerk = |start: &str, duration: &str| {
+        BASE.replace(
+            "kind = \"hold\"\nq = [0.0, 0.0, 0.0]",
+            &format!("kind = \"minimum_jerk\"\nfrom = [0.0, 0.0, 0.0]\nto = [1.0, 0.0, 0.0]\nstart = {start}\nduration = {duration}"),
+        )
+    };
+    Scenario::parse(&jerk("0.0", "1e-6"), "bad.toml").unwrap();
+    Scenario::parse(&jerk("-1e8", "1e8"), "bad.toml").unwrap();
+    for (start, duration, says) in [
+        ("1e9", "1.0", "start must be finite and at most 1e8"),
+        ("0.0", "1e300", "duration must be from 1e-6 to 1e8 seconds"),
+        ("0.0", "1e-300", "duration must be from 1e-6 to 1e8 seconds"),
+    ] {
+        let m = error_of(&jerk(start, duration));
+        assert!(
+            m.contains("reference") && m.contains(says),
+            "{start} {duration}: {m}"
+        );
+    }
+    let steps =
+        |duration: &str| format!("{BASE}[simulation]\nduration = {duration}\nstep = 0.01\n");
+    Scenario::parse(&steps("10000.0"), "bad.toml").unwrap();
+    let m = error_of(&steps("10000.005"));
+    assert!(
+        m.contains("simulation.duration: must be a whole number of steps"),
+        "{m}"
+    );
+
+    let pose = std::fs::read_to_string(repo_path("scenarios/ur5_task_pose.toml")).unwrap();
+    let path = repo_path("scenarios/edited.toml");
+    let limits = |orientation: &str, position: &str| {
+        pose.replace(
+            "kind = \"pose\"",
+            &format!("kind = \"pose\"\norientation_error_limit = {orientation}\nposition_error_limit = {position}"),
+        )
+    };
+    Scenario::parse(&limits("1e-6", "inf"), &path).unwrap();
+    for (orientation, position, says) in [
+        (
+            "1e-100",
+            "inf",
+            "the orientation error limit must be at least 1e-6",
+        ),
+        (
+            "inf",
+            "1e-7",
+            "the position error limit must be at least 1e-6",
+        ),
+        (
+            "nan",
+            "inf",
+            "the orientation error limit must be at least 1e-6",
+        ),
+    ] {
+        let m = Scenario::parse(&limits(orientation, position), &path)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_else(|| panic!("accepted {orientation} {position}"));
+        assert!(m.contains("edited.toml") && m.contains(says), "{m}");
+    }
+}
+
 /// Values that would be ignored, or would do something else than they
 /// say, are refused naming the key (extra list elements, the other
 /// built-in system's keys, an integrator the contact plants do not use, a

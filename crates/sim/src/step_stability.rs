@@ -486,4 +486,46 @@ mod tests {
         let h = l.largest_stable_step(Integrator::Rk4, 1e-3);
         assert!((h * mu.norm() - 2.785_293_563).abs() < 1e-6);
     }
+
+    /// The advice keeps three significant digits at every scale: a gain
+    /// factor of 2e-5 and a stable step of 3 microseconds once printed as
+    /// "0.00" and "0.000 ms".
+    #[test]
+    fn the_advice_keeps_three_significant_digits() {
+        let tiny = StepStability {
+            step: 1e-3,
+            largest_stable_step: 3.2e-6,
+            margin: 3.2e-3,
+            limiting_rate: 8.7e5,
+            joint: "finger".into(),
+            gain_factor: Some(2.04e-5),
+        };
+        let said = tiny.describe(Integrator::Rk4);
+        assert!(
+            said.contains("the largest stable step is 3.20e-3 ms"),
+            "{said}"
+        );
+        assert!(said.contains("by 2.04e-5 or less"), "{said}");
+        let usual = StepStability {
+            largest_stable_step: 4.5e-4,
+            margin: 0.45,
+            gain_factor: Some(0.2),
+            ..tiny.clone()
+        };
+        let said = usual.describe(Integrator::Rk4);
+        assert!(
+            said.contains("the largest stable step is 0.450 ms"),
+            "{said}"
+        );
+        assert!(said.contains("by 0.200 or less"), "{said}");
+        let none = StepStability {
+            largest_stable_step: 0.0,
+            margin: 0.0,
+            gain_factor: None,
+            ..tiny
+        };
+        let said = none.describe(Integrator::Rk4);
+        assert!(said.contains("no step is stable"), "{said}");
+        assert!(!said.contains("scale the controller's gains"), "{said}");
+    }
 }

@@ -348,4 +348,48 @@ mod tests {
         );
         assert!(!d.contains("-0"), "{d}");
     }
+
+    /// The refusal names the ceiling the run passes: both were named when
+    /// only the memory was beyond, which read as if the steps were too.
+    #[test]
+    fn the_refusal_names_the_ceiling_passed() {
+        let text = "name = \"t\"\n[robot]\nbuiltin = \"point_mass\"\n[controller]\nkind = \"pd_plus\"\nkp = 1.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0]\n";
+        let scenario = Scenario::parse(text, "t.toml").unwrap();
+        let estimate = |steps: f64, memory_bytes: f64| RunEstimate {
+            runs: 1,
+            steps,
+            max_run_steps: steps,
+            longest: [10.0, 1e-3, 1e-2],
+            samples: 1e3,
+            memory_bytes,
+            csv_bytes: 0.0,
+            seconds: 1.0,
+            seconds_per_step: 1e-6,
+        };
+        let refusal = |steps, memory| {
+            scenario
+                .check_run_size(&estimate(steps, memory), false)
+                .unwrap_err()
+                .to_string()
+        };
+        let memory = refusal(1e4, 3.0 * MAX_MEMORY_BYTES);
+        assert!(
+            memory.contains("beyond the ceiling of 2.0 GiB of memory;"),
+            "{memory}"
+        );
+        let steps = refusal(2.0 * MAX_STEPS, 1e3);
+        assert!(
+            steps.contains("beyond the ceiling of 1.00e8 integration steps;"),
+            "{steps}"
+        );
+        let both = refusal(2.0 * MAX_STEPS, 3.0 * MAX_MEMORY_BYTES);
+        assert!(
+            both.contains("beyond the ceilings of 1.00e8 integration steps and 2.0 GiB of memory;"),
+            "{both}"
+        );
+        assert!(scenario.check_run_size(&estimate(1e4, 1e3), false).is_ok());
+        assert!(scenario
+            .check_run_size(&estimate(2.0 * MAX_STEPS, 1e3), true)
+            .is_ok());
+    }
 }
