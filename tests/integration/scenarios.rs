@@ -458,6 +458,7 @@ fn bounds_of_gains_references_durations_and_error_limits_are_enforced() {
 fn values_that_would_be_ignored_are_refused_or_warned_of() {
     let arm = std::fs::read_to_string(repo_path("scenarios/planar_arm.toml")).unwrap();
     let press = std::fs::read_to_string(repo_path("scenarios/panda_table_press.toml")).unwrap();
+    let push = std::fs::read_to_string(repo_path("scenarios/point_mass_push.toml")).unwrap();
     let path = repo_path("scenarios/edited.toml");
     let refused = |text: &str| Scenario::parse(text, &path).err().map(|e| e.to_string());
     for (text, says) in [
@@ -480,6 +481,16 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
         (
             press.replace("plant = \"contact\"", "plant = \"contact\"\nintegrator = \"semi_implicit_euler\""),
             "simulation.integrator: applies to plant = \"own\" only",
+        ),
+        // In a tagged table serde refuses a list of the wrong length, but
+        // at the table's header and without the key.
+        (
+            push.replace("force = [0.0, 2.0, 0.0]", "force = [0.0, 2.0, 0.0, 0.0, 0.0, 50.0]"),
+            "edited.toml:43:1: disturbances[0].force: takes 3 values, not 6",
+        ),
+        (
+            push.replace("force = [0.0, 2.0, 0.0]", "force = [0.0, 2.0]"),
+            "edited.toml:43:1: disturbances[0].force: takes 3 values, not 2",
         ),
     ] {
         let err = refused(&text).unwrap_or_else(|| panic!("accepted: {says}"));

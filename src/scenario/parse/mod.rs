@@ -4,7 +4,7 @@
 //! Errors name the file, the line and the key.
 
 pub(crate) mod adaptation_schema;
-mod dropped_values;
+mod list_lengths;
 pub(crate) mod loop_schema;
 pub(crate) mod names;
 pub(crate) mod schema;
@@ -101,6 +101,19 @@ impl Scenario {
                     (line, column) = (line + i, 1);
                 }
             }
+            // A list of the wrong length in a tagged table, reported at its
+            // header: name the list when only one has that length.
+            let at_header = text
+                .lines()
+                .nth(line - 1)
+                .is_some_and(|l| l.trim_start().starts_with('['));
+            if let Some((given, taken)) = list_lengths::wrong_length(&message).filter(|_| at_header)
+            {
+                if let [(key, key_line)] = &list_lengths::lists_in_table(text, line, given)[..] {
+                    message = format!("{key}: takes {taken} values, not {given}");
+                    (line, column) = (*key_line, 1);
+                }
+            }
             // An error serde reports at a table's header (a gain of the
             // wrong type, a missing key): name the table at least.
             if let Some(table) = text.lines().nth(line - 1).and_then(|l| {
@@ -121,7 +134,7 @@ impl Scenario {
         if let (Ok(text_table), Ok(kept)) =
             (text.parse::<toml::Table>(), toml::Table::try_from(&file))
         {
-            if let Some((key, given, taken)) = dropped_values::first_cut_list(&text_table, &kept) {
+            if let Some((key, given, taken)) = list_lengths::first_cut_list(&text_table, &kept) {
                 return Err(ScenarioError::Invalid {
                     file: path.clone(),
                     line: key_line(text, &key),
