@@ -459,6 +459,7 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
     let arm = std::fs::read_to_string(repo_path("scenarios/planar_arm.toml")).unwrap();
     let press = std::fs::read_to_string(repo_path("scenarios/panda_table_press.toml")).unwrap();
     let push = std::fs::read_to_string(repo_path("scenarios/point_mass_push.toml")).unwrap();
+    let circle = std::fs::read_to_string(repo_path("scenarios/panda_task_circle.toml")).unwrap();
     let path = repo_path("scenarios/edited.toml");
     let refused = |text: &str| Scenario::parse(text, &path).err().map(|e| e.to_string());
     for (text, says) in [
@@ -491,6 +492,15 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
         (
             push.replace("force = [0.0, 2.0, 0.0]", "force = [0.0, 2.0]"),
             "edited.toml:43:1: disturbances[0].force: takes 3 values, not 2",
+        ),
+        // Every listed triple takes the one beta: a repeat doubled it.
+        (
+            push.replace("beta = -5.0 }", "beta = -5.0, triples = [[0, 1, 2], [0, 1, 2]] }"),
+            "variants[1].factorization.triples: (0, 1, 2) is listed twice",
+        ),
+        (
+            circle.replace("beta = -600.0 }", "beta = -600.0, triples = [[0, 1, 2], [0, 1, 2]] }"),
+            "factorization.triples: (0, 1, 2) is listed twice",
         ),
     ] {
         let err = refused(&text).unwrap_or_else(|| panic!("accepted: {says}"));

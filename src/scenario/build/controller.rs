@@ -64,6 +64,7 @@ impl Scenario {
                         .filter(|(_, g)| *g != 0.0)
                         .collect(),
                 };
+                self.check_no_repeated_triple(triples.as_deref(), key)?;
                 match triples {
                     None => Factorization::torsion_on_all_triples(model.nv, b)
                         .map_err(|e| self.invalid(key, e.to_string()))?,
@@ -99,6 +100,7 @@ impl Scenario {
                         ),
                     ));
                 }
+                self.check_no_repeated_triple(triples.as_deref(), key)?;
                 let position = [m - 3, m - 2, m - 1];
                 task_torsion = triples
                     .clone()
@@ -115,6 +117,23 @@ impl Scenario {
         f.validate(model)
             .map_err(|e| self.invalid(key, e.to_string()))?;
         Ok((f, task_torsion))
+    }
+
+    /// Refuses a triple listed twice: every listed triple takes the same
+    /// beta, so a repeat would double its torsion in silence.
+    fn check_no_repeated_triple(
+        &self,
+        triples: Option<&[[usize; 3]]>,
+        key: &str,
+    ) -> Result<(), ScenarioError> {
+        let triples = triples.unwrap_or_default();
+        match (triples.iter().enumerate()).find(|&(n, t)| triples[..n].contains(t)) {
+            Some((_, [i, j, k])) => Err(self.invalid(
+                &format!("{key}.triples"),
+                format!("({i}, {j}, {k}) is listed twice: its torsion would count twice (beta doubled); list it once"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The adaptation of an adaptive Slotine-Li law (None when off).
