@@ -130,7 +130,8 @@ fn the_panda_presses_on_the_table_with_bounded_force_and_torsion_shows() {
             .fold(0.0, f64::max)
     };
     // Variants: PD+ C*, PD+ torsion, Slotine-Li C*, Slotine-Li torsion.
-    // Measured 1.35e-3 and 6.2e-3 rad.
+    // Measured 1.25e-3 rad (PD+, joint 3) and 8.2e-3 (Slotine-Li, a
+    // finger in m; its arm joints 6.4e-3 rad).
     let (pd, sl) = (q_difference(0, 1), q_difference(2, 3));
     eprintln!("torsion against C*: max |q difference| PD+ {pd:.3e} rad, Slotine-Li {sl:.3e} rad");
     assert!(
