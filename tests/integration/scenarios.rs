@@ -204,9 +204,19 @@ fn errors_name_the_file_line_and_key() {
             format!("{BASE}[variants]\nname = \"a\"\n"),
             "bad.toml:11:1: variants: a list of tables: write [[variants]] before each entry",
         ),
+        // The tagged table's errors are reported at its header: pointed at
+        // the line that gives the value, naming the key.
         (
             BASE.replace("kd = 1.0", "kd = \"5\""),
-            "bad.toml:4:1: controller: a gain is a number or a list of numbers, one per joint",
+            "bad.toml:7:1: controller.kd: a gain is a number or a list of numbers, one per joint, not string \"5\"",
+        ),
+        (
+            BASE.replace("kd = 1.0", "kd = 1.0\nadaptation = \"naturl\""),
+            "bad.toml:8:1: controller.adaptation: invalid value: string \"naturl\", expected false, true",
+        ),
+        (
+            BASE.replace("lambda = 1.0", "lamda = 1.0"),
+            "bad.toml:6:1: controller.lamda: unknown field `lamda`, expected one of `lambda`",
         ),
         (
             BASE.replace("[controller]", "[[controller]]"),
@@ -214,7 +224,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             format!("{BASE}[[variants]]\nname = \"a\"\nfactorization = {{ kind = \"clasic\" }}\n"),
-            "variants.factorization: unknown value `clasic`, expected one of `christoffel`",
+            "variants[0].factorization: unknown value `clasic`, expected one of `christoffel`",
         ),
     ] {
         let m = error_of(&text);

@@ -57,20 +57,14 @@ pub(super) fn wrong_length(message: &str) -> Option<(usize, usize)> {
 }
 
 /// The lists of `len` values `text` gives in the table whose header is on
-/// 1-based line `header` (up to the next header): their dotted keys
-/// (`disturbances[0].force`) and lines.
-pub(super) fn lists_in_table(text: &str, header: usize, len: usize) -> Vec<(String, usize)> {
-    let end = text
-        .lines()
-        .enumerate()
-        .skip(header)
-        .find(|(_, l)| {
-            // A header, not a nested list's continuation line (`[1, 2],`).
-            let name = l.trim_start().trim_start_matches('[');
-            l.trim_start().starts_with('[')
-                && name.starts_with(|c: char| c.is_alphabetic() || c == '"')
-        })
-        .map_or(usize::MAX, |(i, _)| i + 1);
+/// 1-based line `header`, up to line `end` (the next header): their dotted
+/// keys (`disturbances[0].force`) and lines.
+pub(super) fn lists_in_table(
+    text: &str,
+    header: usize,
+    end: usize,
+    len: usize,
+) -> Vec<(String, usize)> {
     let Ok(root) = DeTable::parse(text) else {
         return Vec::new();
     };
@@ -162,13 +156,13 @@ mod tests {
     fn lists_of_a_length_are_found_in_their_table_only() {
         let text = "[[d]]\nforce = [1, 2, 3, 4]\nprofile = { w = [0, 1, 2, 3] }\n[[d]]\nforce = [1, 2, 3, 4]\nq = [\n  [1, 2, 3, 4],\n]\n";
         assert_eq!(
-            lists_in_table(text, 1, 4),
+            lists_in_table(text, 1, 4, 4),
             vec![("d[0].force".into(), 2), ("d[0].profile.w".into(), 3)]
         );
         assert_eq!(
-            lists_in_table(text, 4, 4),
+            lists_in_table(text, 4, usize::MAX, 4),
             vec![("d[1].force".into(), 5), ("d[1].q[0]".into(), 7)]
         );
-        assert_eq!(lists_in_table(text, 4, 2), Vec::new());
+        assert_eq!(lists_in_table(text, 4, usize::MAX, 2), Vec::new());
     }
 }

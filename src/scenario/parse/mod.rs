@@ -9,6 +9,7 @@ pub(crate) mod loop_schema;
 pub(crate) mod names;
 pub(crate) mod schema;
 pub(crate) mod stance_schema;
+mod syntax_error;
 
 use crate::input::{read_text, InputKind};
 use crate::scenario::{
@@ -18,6 +19,7 @@ use crate::scenario::{
 use crate::sim::HullCache;
 use names::shown_name;
 use std::path::{Path, PathBuf};
+pub(crate) use syntax_error::key_line;
 
 impl Scenario {
     /// Checks scenario text; `path` names it in messages and anchors relative paths.
@@ -54,83 +56,8 @@ impl Scenario {
         models: Option<ModelCache>,
     ) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
         let path = path.to_path_buf();
-        let file: ScenarioFile = toml::from_str(text).map_err(|e| {
-            let (mut line, mut column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
-            let mut message = e.message().trim().to_string();
-            // serde's words for a key given to a kind without parameters
-            // (`factorization = { kind = "classic", beta = 2 }`).
-            if let Some(field) = message.strip_suffix(", there are no fields") {
-                message = format!("{field}: this kind takes no key besides `kind`");
-                if let Some(key) = key_at_line(text, line) {
-                    message = format!("{key}: {message}");
-                }
-            }
-            // A value the schema's types refuse (an unknown `plant`, a
-            // negative count): name the key it was given for.
-            if message.starts_with("unknown variant") || message.starts_with("invalid ") {
-                if let Some(key) = key_at_line(text, line) {
-                    message = format!("{key}: {message}");
-                }
-            }
-            message = plain_words(&message);
-            // `[variants]` for `[[variants]]` and `[[controller]]` for
-            // `[controller]`: one table for a list of them, or the reverse.
-            if message.contains("invalid type: a ") {
-                let header = text.lines().nth(line - 1).map(str::trim).unwrap_or("");
-                if let Some(list) = header.strip_prefix("[[").and_then(|h| h.strip_suffix("]]")) {
-                    message = format!("{list}: a single table: write [{list}], not [[{list}]]");
-                } else if let Some(table) = header
-                    .strip_prefix('[')
-                    .and_then(|h| h.strip_suffix(']'))
-                    .filter(|_| message.ends_with("expected a list"))
-                {
-                    message =
-                        format!("{table}: a list of tables: write [[{table}]] before each entry");
-                }
-            }
-            // Tagged tables report their header: point at the unknown key itself.
-            if let Some(key) = message
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-            {
-                if let Some(i) = text.lines().skip(line - 1).position(|l| {
-                    let l = l.trim_start();
-                    l.strip_prefix(key)
-                        .is_some_and(|rest| rest.trim_start().starts_with('='))
-                }) {
-                    (line, column) = (line + i, 1);
-                }
-            }
-            // A list of the wrong length in a tagged table, reported at its
-            // header: name the list when only one has that length.
-            let at_header = text
-                .lines()
-                .nth(line - 1)
-                .is_some_and(|l| l.trim_start().starts_with('['));
-            if let Some((given, taken)) = list_lengths::wrong_length(&message).filter(|_| at_header)
-            {
-                if let [(key, key_line)] = &list_lengths::lists_in_table(text, line, given)[..] {
-                    message = format!("{key}: takes {taken} values, not {given}");
-                    (line, column) = (*key_line, 1);
-                }
-            }
-            // An error serde reports at a table's header (a gain of the
-            // wrong type, a missing key): name the table at least.
-            if let Some(table) = text.lines().nth(line - 1).and_then(|l| {
-                let header = l.trim().strip_prefix('[')?.strip_suffix(']')?;
-                Some(header.trim_matches(['[', ']']).trim())
-            }) {
-                if !message.starts_with(table) {
-                    message = format!("{table}: {message}");
-                }
-            }
-            ScenarioError::Syntax {
-                file: path.clone(),
-                line,
-                column,
-                message,
-            }
-        })?;
+        let file: ScenarioFile =
+            toml::from_str(text).map_err(|e| syntax_error::from_toml(text, &path, &e))?;
         if let (Ok(text_table), Ok(kept)) =
             (text.parse::<toml::Table>(), toml::Table::try_from(&file))
         {
@@ -328,124 +255,4 @@ impl Scenario {
         let text = read_text(path, InputKind::Scenario)?;
         Scenario::parse(&text, path)
     }
-}
-
-/// serde's words for the schema's types, in the scenario file's: a number,
-/// a list, a table; "variant" is a `[[variants]]` entry here, so serde's
-/// unknown variant (of an enum) is an unknown value.
-fn plain_words(message: &str) -> String {
-    let mut message = message.to_string();
-    for (from, to) in [
-        ("unknown variant ", "unknown value "),
-        ("invalid type: map", "invalid type: a table"),
-        ("invalid type: sequence", "invalid type: a list"),
-        ("expected f64", "expected a number"),
-        ("expected f32", "expected a number"),
-        ("expected usize", "expected a whole number"),
-        ("expected u64", "expected a whole number"),
-        ("expected u32", "expected a whole number"),
-        ("expected i64", "expected a whole number"),
-        ("expected a sequence", "expected a list"),
-        ("expected variant identifier", "expected a name (a string)"),
-    ] {
-        message = message.replace(from, to);
-    }
-    // `expected struct RobotSpec`, `expected internally tagged enum X`
-    for (from, to) in [
-        ("expected struct ", "expected a table"),
-        (
-            "expected internally tagged enum ",
-            "expected a table with a `kind`",
-        ),
-    ] {
-        while let Some(at) = message.find(from) {
-            let name = &message[at + from.len()..];
-            let end = at
-                + from.len()
-                + name
-                    .find(|c: char| !c.is_alphanumeric())
-                    .unwrap_or(name.len());
-            message.replace_range(at..end, to);
-        }
-    }
-    message
-}
-
-/// 1-based line and column of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line, column)
-}
-
-/// The dotted key assigned on 1-based `line` (`simulation.plant` for
-/// `plant = ...` under `[simulation]`), if the line assigns one.
-fn key_at_line(text: &str, line: usize) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let assigned = lines.get(line.checked_sub(1)?)?.split_once('=')?.0.trim();
-    if assigned.is_empty() || assigned.starts_with('[') {
-        return None;
-    }
-    let table = lines[..line - 1].iter().rev().find_map(|l| {
-        let l = l.trim();
-        l.strip_prefix("[[")
-            .and_then(|h| h.split("]]").next())
-            .or_else(|| l.strip_prefix('[').and_then(|h| h.split(']').next()))
-    });
-    Some(match table {
-        Some(table) => format!("{}.{assigned}", table.trim()),
-        None => assigned.to_string(),
-    })
-}
-
-/// The 1-based line of `text` where an error about `key` points: where
-/// the text gives the key (its spans), else (a key whose first part the
-/// text does not give) the first line assigning its last part, else 1.
-pub(crate) fn key_line(text: &str, key: &str) -> usize {
-    let last = key.rsplit('.').next().unwrap_or(key);
-    let last = last.split('[').next().unwrap_or(last);
-    spanned_key_line(text, key).unwrap_or_else(|| {
-        text.lines()
-            .position(|l| {
-                let l = l.trim_start();
-                l.starts_with(&format!("{last} "))
-                    || l.starts_with(&format!("{last}="))
-                    || l.starts_with(&format!("[{last}]"))
-            })
-            .map_or(1, |i| i + 1)
-    })
-}
-
-/// The 1-based line where the text gives `key` (a dotted path whose
-/// parts may carry an index, `variants[2].controller.kd`), from the
-/// parser's spans: a key in a table header, a dotted key or an inline
-/// table alike. When the text stops short of the whole path (a default
-/// left unwritten), the line of the deepest part it gives; None when it
-/// gives not even the first.
-fn spanned_key_line(text: &str, key: &str) -> Option<usize> {
-    let root = toml::de::DeTable::parse(text).ok()?;
-    let mut value = toml::de::DeValue::Table(root.into_inner());
-    let mut found = None;
-    for part in key.split('.') {
-        let (name, index) = match part.split_once('[') {
-            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
-            None => (part, None),
-        };
-        let Some(mut next) = value.get(name) else {
-            break;
-        };
-        if let Some(i) = index {
-            match next.get_ref().get(i) {
-                Some(element) => next = element,
-                None => {
-                    found = Some(next.span().start);
-                    break;
-                }
-            }
-        }
-        found = Some(next.span().start);
-        value = next.get_ref().clone();
-    }
-    found.map(|at| text[..at].matches('\n').count() + 1)
 }

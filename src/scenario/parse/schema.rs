@@ -276,25 +276,37 @@ pub enum Gain {
     Each(Vec<f64>),
 }
 
-/// Read as an untagged enum, whose error ("data did not match any variant
-/// of untagged enum Gain") named Rust's type, not what to write.
+/// Read through a TOML value: an untagged enum's error ("data did not
+/// match any variant of untagged enum Gain") named Rust's type, not what to
+/// write; this one says what was given (so that an error reported at a
+/// tagged table's header can point at the line giving it).
 impl<'de> Deserialize<'de> for Gain {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            All(f64),
-            Each(Vec<f64>),
+        use toml::Value;
+        // A gain left out fails here with "missing field", not as a gain of
+        // the wrong type.
+        let given = Value::deserialize(deserializer)?;
+        let number = |v: &Value| match v {
+            Value::Float(x) => Some(*x),
+            Value::Integer(i) => Some(*i as f64),
+            _ => None,
+        };
+        if let Some(x) = number(&given) {
+            return Ok(Gain::All(x));
         }
-        match Written::deserialize(deserializer) {
-            Ok(Written::All(x)) => Ok(Gain::All(x)),
-            Ok(Written::Each(v)) => Ok(Gain::Each(v)),
-            // A gain left out is not one of the wrong type.
-            Err(e) if e.to_string().starts_with("missing field") => Err(e),
-            Err(_) => Err(serde::de::Error::custom(
-                "a gain is a number or a list of numbers, one per joint",
-            )),
-        }
+        let written = match &given {
+            Value::Array(list) => match list.iter().map(number).collect::<Option<Vec<f64>>>() {
+                Some(each) => return Ok(Gain::Each(each)),
+                None => "a list with a non-number".to_string(),
+            },
+            Value::String(s) => format!("string {s:?}"),
+            Value::Boolean(b) => format!("boolean `{b}`"),
+            Value::Table(_) => "a table".to_string(),
+            _ => "a date".to_string(),
+        };
+        Err(serde::de::Error::custom(format!(
+            "a gain is a number or a list of numbers, one per joint, not {written}"
+        )))
     }
 }
 
