@@ -24,6 +24,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
     };
     let model = Model::from_urdf_file(&urdf, options).map_err(|error| ScenarioError::Model {
         file: urdf.clone(),
+        line: None,
         error,
     })?;
     // One entry per speed (fixed root: one per independent 1-DoF joint).

@@ -59,8 +59,14 @@ pub enum ScenarioError {
         key: String,
         message: String,
     },
-    #[error("{}: robot: {error}", source_name(file))]
-    Model { file: PathBuf, error: ModelError },
+    /// The robot did not load; `line` is where the scenario names it (none
+    /// for a scenario generated from a URDF).
+    #[error("{}{}: robot: {error}", source_name(file), line.map_or(String::new(), |l| format!(":{l}")))]
+    Model {
+        file: PathBuf,
+        line: Option<usize>,
+        error: ModelError,
+    },
 }
 
 /// How messages name a scenario's source: its path, or "(scenario text)"

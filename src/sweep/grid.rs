@@ -19,9 +19,10 @@
 
 use std::fmt::Write as _;
 
-/// A malformed grid or sample argument; names the argument and the problem.
+/// A malformed grid or sample argument; names the argument and the problem
+/// (only the problem when no argument was given).
 #[derive(Debug, thiserror::Error)]
-#[error("{argument} '{spec}': {message}")]
+#[error("{}{message}", if argument.is_empty() { String::new() } else { format!("{argument} '{spec}': ") })]
 pub struct SweepSpecError {
     /// `--grid`, `--sample`, `--samples`, ...
     pub argument: String,
@@ -140,7 +141,7 @@ impl SweepSpec {
         let keys = spec.keys();
         if keys.is_empty() {
             return Err(error(
-                "--grid",
+                "",
                 String::new(),
                 "nothing to vary: give --param/--values, --grid or --sample",
             ));

@@ -262,9 +262,11 @@ impl SweepPlan {
     /// any point whose scenario is not valid.
     pub fn build(scenario: &Scenario, spec: SweepSpec) -> Result<Self, ScenarioError> {
         let keys = spec.keys();
+        // At the line of the key's table when the file gives it (a key the
+        // file leaves out has no line of its own).
         let invalid = |key: &str, message: String| ScenarioError::Invalid {
             file: scenario.path.clone(),
-            line: 1,
+            line: key_line(scenario.text(), key),
             key: key.to_string(),
             message,
         };
@@ -294,6 +296,9 @@ impl SweepPlan {
         // Each key alone first, so an unknown key is named on its own.
         for (k, key) in keys.iter().enumerate() {
             let unknown = |message: String| {
+                let message = message
+                    .strip_prefix(&format!("{key}: "))
+                    .unwrap_or(&message);
                 invalid(key, format!("not a key this scenario can set: {message}"))
             };
             let value = std::slice::from_ref(&points[0].values[k]);

@@ -214,6 +214,11 @@ fn errors_name_the_file_line_and_key() {
             BASE.replace("kd = 1.0", "kd = 1.0\nadaptation = \"naturl\""),
             "bad.toml:8:1: controller.adaptation: invalid value: string \"naturl\", expected false, true",
         ),
+        // A robot that does not load: the line naming it (it had none).
+        (
+            BASE.replace("builtin = \"point_mass\"", "urdf = \"nope.urdf\""),
+            "bad.toml:3: robot: nope.urdf: cannot read file",
+        ),
         (
             BASE.replace("lambda = 1.0", "lamda = 1.0"),
             "bad.toml:6:1: controller.lamda: unknown field `lamda`, expected one of `lambda`",

@@ -414,13 +414,28 @@ fn bad_input_is_refused_before_any_run_naming_the_argument() {
     let s = scenario.to_str().unwrap();
     let out = dir.join("out");
     let o = out.to_str().unwrap();
-    let cases: [(&[&str], &str); 13] = [
+    let controller_line = std::fs::read_to_string(&scenario)
+        .unwrap()
+        .lines()
+        .position(|l| l == "[controller]")
+        .unwrap()
+        + 1;
+    // A key the file leaves out, named once, at its table's line.
+    let unknown = format!(
+        "pm.toml:{controller_line}: controller.kdd: not a key this scenario can set: unknown field `kdd`"
+    );
+    let cases: [(&[&str], &str); 14] = [
         (
             // A later point out of range: named with its point and values.
             &["--sample", "estimate.scale=normal(1,5)", "--samples", "50"],
             "estimate.scale: must be a positive number, at most 1e3 (at point ",
         ),
-        (&["--grid", "controller.kdd=1,2"], "controller.kdd"),
+        (&["--grid", "controller.kdd=1,2"], &unknown),
+        // No argument was given: none is quoted (it said "--grid ''").
+        (
+            &[],
+            "error: nothing to vary: give --param/--values, --grid or --sample",
+        ),
         (&["--grid", "nothing.here=1"], "nothing.here"),
         (
             &["--param", "estimate.scael", "--values=1"],

@@ -4,7 +4,9 @@
 use crate::algorithms::check_dynamics_size;
 use crate::input::{read_bytes, InputKind};
 use crate::model::{planar_two_link_arm, point_mass, Model, RootJoint, UrdfOptions};
-use crate::scenario::{stable_hash, BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError};
+use crate::scenario::{
+    key_line, stable_hash, BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError,
+};
 use crate::sim::BLOW_UP;
 use crate::spatial::{Mat3, RigidInertia, Vec3};
 
@@ -68,6 +70,7 @@ impl Scenario {
                 )
                 .map_err(|error| ScenarioError::Model {
                     file: self.path.clone(),
+                    line: Some(key_line(&self.text, "robot.urdf")),
                     error,
                 })?
             }
