@@ -25,7 +25,7 @@ pub fn scenario_for_urdf(urdf: &Path) -> Result<Scenario, ScenarioError> {
     let model = Model::from_urdf_file(&urdf, options).map_err(|error| ScenarioError::Model {
         file: urdf.clone(),
         line: None,
-        error,
+        error: Box::new(error),
     })?;
     // One entry per speed (fixed root: one per independent 1-DoF joint).
     let speed_bodies: Vec<&crate::model::Body> = (0..model.nv)

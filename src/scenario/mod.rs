@@ -65,7 +65,7 @@ pub enum ScenarioError {
     Model {
         file: PathBuf,
         line: Option<usize>,
-        error: ModelError,
+        error: Box<ModelError>,
     },
 }
 

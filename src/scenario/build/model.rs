@@ -71,7 +71,7 @@ impl Scenario {
                 .map_err(|error| ScenarioError::Model {
                     file: self.path.clone(),
                     line: Some(key_line(&self.text, "robot.urdf")),
-                    error,
+                    error: Box::new(error),
                 })?
             }
             (None, Some(name)) => {
