@@ -5,7 +5,7 @@
 
 pub(crate) mod xml_scan;
 
-pub use xml_scan::{check_xml_depth, count_top_level, MAX_XML_DEPTH};
+pub use xml_scan::{check_xml_depth, count_top_level, unclosed_element, MAX_XML_DEPTH};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -39,6 +39,29 @@ pub fn count_top_level(text: &[u8], name: &str) -> usize {
         .count()
 }
 
+/// The innermost element the text ends inside (its name and 1-based line),
+/// and how many elements are open there: what an XML parser's "no elements
+/// found" means for a file cut short or missing its `</robot>`.
+pub fn unclosed_element(text: &[u8]) -> Option<(String, usize, usize)> {
+    let mut tags = StartTags::new(text);
+    let mut path: Vec<StartTag> = Vec::new();
+    for tag in tags.by_ref() {
+        path.truncate(tag.depth - 1);
+        path.push(tag);
+    }
+    let open = tags.depth;
+    let innermost = path.get(open.checked_sub(1)?)?;
+    let line = 1 + text[..innermost.offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    Some((
+        String::from_utf8_lossy(innermost.name).into_owned(),
+        line,
+        open,
+    ))
+}
+
 /// A start tag: where it is, how deep (the root element is at depth 1), its
 /// name, and the text of its attributes (what follows the name up to the
 /// closing `>` or `/>`; empty when the tag does not close).
@@ -199,6 +222,27 @@ mod tests {
                     <linkage/></robot>";
         assert_eq!(count_top_level(text.as_bytes(), "link"), 2);
         assert_eq!(count_top_level(text.as_bytes(), "joint"), 1);
+    }
+
+    #[test]
+    fn the_innermost_open_element_is_found() {
+        let cut = "<robot>\n<link name='a'/>\n<link name='b'>\n<visual>\n<geometry/>";
+        assert_eq!(
+            unclosed_element(cut.as_bytes()),
+            Some(("visual".into(), 4, 3))
+        );
+        let no_end = "<robot>\n<link name='a'></link>\n";
+        assert_eq!(
+            unclosed_element(no_end.as_bytes()),
+            Some(("robot".into(), 1, 1))
+        );
+        let mid_tag = "<robot>\n<joint name='j' type=";
+        assert_eq!(
+            unclosed_element(mid_tag.as_bytes()),
+            Some(("joint".into(), 2, 2))
+        );
+        assert_eq!(unclosed_element(b"<robot><link/></robot>"), None);
+        assert_eq!(unclosed_element(b""), None);
     }
 
     #[test]

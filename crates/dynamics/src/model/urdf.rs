@@ -6,7 +6,7 @@
 use super::inertia_check::check_body_inertias;
 use super::urdf_lint::lint_urdf;
 use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError, ModelWarning};
-use crate::input::{check_xml_depth, count_top_level, read_text, InputKind};
+use crate::input::{check_xml_depth, count_top_level, read_text, unclosed_element, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -229,9 +229,21 @@ pub(super) fn parse_urdf_with_warnings(
     } else {
         std::borrow::Cow::Borrowed(text)
     };
-    let robot = urdf_rs::read_from_string(&text).map_err(|e| ModelError::Malformed {
-        file: file.to_path_buf(),
-        message: e.to_string(),
+    let robot = urdf_rs::read_from_string(&text).map_err(|e| {
+        let mut message = e.to_string();
+        // The XML parser's words for a text that ends inside an element.
+        if message == "No elements found" {
+            if let Some((name, line, open)) = unclosed_element(text.as_bytes()) {
+                message = format!(
+                    "the text ends inside <{name}> (line {line}) with {open} element{} open: cut short, or a closing tag is missing",
+                    if open == 1 { "" } else { "s" }
+                );
+            }
+        }
+        ModelError::Malformed {
+            file: file.to_path_buf(),
+            message,
+        }
     })?;
     Ok((robot, warnings))
 }
