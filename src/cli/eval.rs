@@ -26,27 +26,44 @@ pub struct Args {
     /// Coriolis factorization for coriolis_matrix, coriolis_force,
     /// christoffel_first_kind and tau_slotine_li: christoffel (C*), classic,
     /// alternate, or torsion (C* + beta on every index triple i < j < k).
-    #[arg(long, default_value = "christoffel")]
-    factorization: String,
+    #[arg(long, value_enum, default_value_t = FactorizationName::Christoffel)]
+    factorization: FactorizationName,
     /// Torsion strength beta, with --factorization torsion.
     #[arg(long, allow_hyphen_values = true)]
     beta: Option<f64>,
 }
 
+/// The factorizations `eval` takes by name (clap names an unknown one and
+/// suggests the nearest).
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+enum FactorizationName {
+    Christoffel,
+    Classic,
+    Alternate,
+    Torsion,
+}
+
 /// The factorization the arguments name, for an nv-DoF model.
 fn factorization(args: &Args, nv: usize) -> anyhow::Result<Factorization> {
-    match (args.factorization.as_str(), args.beta) {
-        ("torsion", Some(beta)) if beta.is_finite() => Ok(Factorization::torsion_on_all_triples(
+    use FactorizationName::*;
+    match (args.factorization, args.beta) {
+        (Torsion, Some(beta)) if beta.is_finite() => Ok(Factorization::torsion_on_all_triples(
             nv,
             Beta::constant(beta),
         )?),
-        ("torsion", Some(beta)) => anyhow::bail!("--beta must be a finite number, not {beta}"),
-        ("torsion", None) => {
+        (Torsion, Some(beta)) => anyhow::bail!("--beta must be a finite number, not {beta}"),
+        (Torsion, None) => {
             anyhow::bail!("--factorization torsion needs --beta (the torsion strength)")
         }
-        (name, None) => Ok(Factorization::from_name(name)?),
+        (Christoffel, None) => Ok(Factorization::ChristoffelConsistent),
+        (Classic, None) => Ok(Factorization::Classic),
+        (Alternate, None) => Ok(Factorization::Alternate),
         (name, Some(_)) => {
-            anyhow::bail!("--beta only applies to --factorization torsion, not '{name}'")
+            let name = clap::ValueEnum::to_possible_value(&name).map(|v| v.get_name().to_string());
+            anyhow::bail!(
+                "--beta only applies to --factorization torsion, not '{}'",
+                name.unwrap_or_default()
+            )
         }
     }
 }

@@ -366,7 +366,15 @@ fn eval_rejects_factorizations_that_do_not_fit() {
             vec!["--factorization", "classic", "--beta", "2"],
             "only applies",
         ),
-        (vec!["--factorization", "spiral"], "unknown factorization"),
+        (
+            vec!["--factorization", "spiral"],
+            "invalid value 'spiral' for '--factorization",
+        ),
+        // An unknown name with --beta was refused for the --beta.
+        (
+            vec!["--factorization", "torsoin", "--beta", "2"],
+            "a similar value exists: 'torsion'",
+        ),
     ] {
         let mut all: Vec<&str> = base.to_vec();
         all.extend(extra.iter());
