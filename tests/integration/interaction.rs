@@ -301,7 +301,7 @@ fn a_push_outside_the_run_is_a_warning_naming_its_key() {
         ("start = 10.0, duration = 0.5", "starts at t = 10 s"),
         (
             "start = -1.0, duration = 0.5",
-            "ends at t = -0.5 s, before the run starts",
+            "ends at t = -0.5 s, not after the run's start (t = 0)",
         ),
     ] {
         let w = warnings(&text.replace("start = 4.0, duration = 0.5", profile));
@@ -328,6 +328,17 @@ fn a_push_outside_the_run_is_a_warning_naming_its_key() {
         warnings(&text.replace("duration = 0.5", "duration = 0.01")),
         Vec::<String>::new()
     );
+    // A drag released at its first anchor's time: named by its release
+    // (it was said to end before the run, at t = 0).
+    let drag = std::fs::read_to_string(repo_path("scenarios/panda_drag.toml")).unwrap();
+    let released = drag.replace("damping = 20.0", "damping = 20.0\nrelease = 0.0");
+    let line = released.lines().position(|l| l == "release = 0.0").unwrap() + 1;
+    let w = warnings(&released);
+    assert_eq!(w.len(), 1, "{w:?}");
+    let expected = format!(
+        "pushed.toml:{line}: disturbances[0].release: 0 s, not after the first anchor's time (0 s)"
+    );
+    assert!(w[0].contains(&expected), "{} lacks {expected}", w[0]);
 }
 
 /// A live session (drags on all variants and on one, the joint target

@@ -32,15 +32,16 @@ impl Scenario {
             let key = format!("disturbances[{i}].{key}");
             if start >= duration {
                 warnings.push(self.no_effect(&key, format!("starts at t = {start} s, at or after the run's end (simulation.duration = {duration} s): this push never acts")));
+            } else if end <= start {
+                // Only a drag's release can be: a profile's span is checked.
+                warnings.push(self.no_effect(
+                    &format!("disturbances[{i}].release"),
+                    format!("{end} s, not after the first anchor's time ({start} s): the spring acts on (first anchor, release], which is empty: this push never acts"),
+                ));
             } else if end <= 0.0 {
                 warnings.push(self.no_effect(
                     &key,
-                    format!("ends at t = {end} s, before the run starts: this push never acts"),
-                ));
-            } else if end <= start {
-                warnings.push(self.no_effect(
-                    &key,
-                    format!("is released at its first anchor's time ({start} s): the spring acts on (first anchor, release], which is empty: this push never acts"),
+                    format!("ends at t = {end} s, not after the run's start (t = 0): this push never acts"),
                 ));
             }
             let fastest = match spec {
