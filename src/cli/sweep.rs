@@ -10,6 +10,7 @@ use super::sweep_merge;
 use super::terminal::{noteln, out};
 use super::{load_scenario, output_folder_resuming};
 use anyhow::Context;
+use passivity_lab::io::RunFolder;
 use passivity_lab::scenario::{format_duration, Scenario};
 use passivity_lab::sweep::{
     read_rows, with_parameters, RowStream, RowStreamError, Selection, SweepPlan, SweepRow,
@@ -199,7 +200,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     let stream_path = folder.path().join(ROW_STREAM);
     let previous = if args.resume {
-        resumed_rows(&plan, &selection, &stream_path, &out)?
+        resumed_rows(&plan, &selection, &folder, &out)?
     } else {
         Vec::new()
     };
@@ -222,9 +223,16 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         estimate.describe()
     );
     if args.resume {
+        let sources: Vec<String> = (folder.gathered_files().iter())
+            .map(|f| f.display().to_string())
+            .collect();
         noteln!(
-            "resuming: {resumed} runs already finished (their rows in {})",
-            out.join(ROW_STREAM).display()
+            "resuming: {resumed} runs already finished{}",
+            if sources.is_empty() {
+                String::new()
+            } else {
+                format!(" (rows gathered from {})", sources.join(", "))
+            }
         );
     }
     let started = Instant::now();
@@ -329,7 +337,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
 fn resumed_rows(
     plan: &SweepPlan,
     selection: &Selection,
-    stream: &Path,
+    folder: &RunFolder,
     out: &Path,
 ) -> anyhow::Result<Vec<SweepRow>> {
     let context = || {
@@ -338,7 +346,27 @@ fn resumed_rows(
             out.display()
         )
     };
-    let rows = read_rows(stream, &plan.hash).with_context(context)?;
+    // A bad line is named in the file it was gathered from (the staging
+    // folder's copy of them all is removed when the sweep stops).
+    let rows = read_rows(&folder.path().join(ROW_STREAM), &plan.hash)
+        .map_err(|e| match e {
+            RowStreamError::Line {
+                file,
+                line,
+                message,
+            } => {
+                let (file, line) = folder
+                    .gathered_line(line)
+                    .map_or((file, line), |(f, l)| (f.to_path_buf(), l));
+                RowStreamError::Line {
+                    file,
+                    line,
+                    message,
+                }
+            }
+            other => other,
+        })
+        .with_context(context)?;
     let mut selected = vec![false; plan.len()];
     for i in selection.indices(plan.len()) {
         selected[i] = true;

@@ -51,6 +51,9 @@ pub struct RunFolder {
     target: PathBuf,
     /// Where they are written meanwhile.
     staging: PathBuf,
+    /// [`RunFolder::resume`]: the files the gathered lines came from, with
+    /// how many lines each gave, in the gathered order.
+    gathered_from: Vec<(PathBuf, usize)>,
     committed: bool,
     _lock: FolderLock,
 }
@@ -118,7 +121,7 @@ impl RunFolder {
             Some(file) => Some((file, gather_lines(parent, &name, &target, file)?)),
             None => None,
         };
-        clean_leftovers(parent, &name, &target);
+        restore_set_aside(parent, &name, &target);
         let foreign = foreign_entries(&target).map_err(io_error(&target))?;
         if !foreign.is_empty() {
             let shown = |names: &[String]| {
@@ -169,16 +172,41 @@ impl RunFolder {
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir(&staging).map_err(io_error(&staging))?;
-        if let Some((file, text)) = gathered {
+        let mut gathered_from = Vec::new();
+        if let Some((file, (text, sources))) = gathered {
             let path = staging.join(file);
             write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
+            gathered_from = sources;
         }
         Ok(RunFolder {
             target,
             staging,
+            gathered_from,
             committed: false,
             _lock: lock,
         })
+    }
+
+    /// [`RunFolder::resume`]: the files that gave gathered lines (the
+    /// target's, a killed run's staging folder's), in the gathered order.
+    pub fn gathered_files(&self) -> Vec<&Path> {
+        (self.gathered_from.iter())
+            .filter(|(_, lines)| *lines > 0)
+            .map(|(path, _)| path.as_path())
+            .collect()
+    }
+
+    /// Where 1-based line `line` of the gathered file came from: the file
+    /// and its line there (None past the gathered lines).
+    pub fn gathered_line(&self, line: usize) -> Option<(&Path, usize)> {
+        let mut before = 0;
+        for (path, lines) in &self.gathered_from {
+            if line <= before + lines {
+                return Some((path, line - before));
+            }
+            before += lines;
+        }
+        None
     }
 
     /// Where the run writes its files until [`RunFolder::commit`].
@@ -238,6 +266,9 @@ impl RunFolder {
         self.committed = true;
         if had_old {
             let _ = std::fs::remove_dir_all(&old);
+        }
+        if let (Some(parent), Some(name)) = (self.target.parent(), self.target.file_name()) {
+            remove_killed_staging(parent, &name.to_string_lossy());
         }
         files.push(MANIFEST.into());
         Ok(files.iter().map(|f| self.target.join(f)).collect())
@@ -333,20 +364,36 @@ fn absolute(path: &Path) -> std::io::Result<PathBuf> {
     Ok(out)
 }
 
-/// Removes the staging and set-aside folders of earlier runs into `name`
-/// that died (the caller holds the lock, so no live run owns them); a
-/// set-aside folder whose target is missing (a run died between its two
-/// renames) is put back instead.
-fn clean_leftovers(parent: &Path, name: &str, target: &Path) {
+/// Puts back the set-aside folder of an earlier run into `name` that died
+/// between its two renames (its target missing), and removes the others
+/// (the caller holds the lock, so no live run owns them).
+fn restore_set_aside(parent: &Path, name: &str, target: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
-    let (partial, old) = (format!(".{name}.partial-"), format!(".{name}.old-"));
+    let old = format!(".{name}.old-");
     for entry in entries.filter_map(Result::ok) {
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        if file_name.starts_with(&old) && !target.exists() {
-            let _ = std::fs::rename(entry.path(), target);
-        } else if file_name.starts_with(&partial) || file_name.starts_with(&old) {
+        if entry.file_name().to_string_lossy().starts_with(&old) {
+            if target.exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            } else {
+                let _ = std::fs::rename(entry.path(), target);
+            }
+        }
+    }
+}
+
+/// Removes the staging folders of earlier runs into `name` that died: only
+/// once this run's results are in place, so that a run that fails before
+/// (a `--resume` refused for other arguments) keeps the rows a killed
+/// sweep left there.
+fn remove_killed_staging(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let partial = format!(".{name}.partial-");
+    for entry in entries.filter_map(Result::ok) {
+        if entry.file_name().to_string_lossy().starts_with(&partial) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -359,7 +406,7 @@ fn gather_lines(
     name: &str,
     target: &Path,
     file: &str,
-) -> Result<String, FolderError> {
+) -> Result<(String, Vec<(PathBuf, usize)>), FolderError> {
     let partial = format!(".{name}.partial-");
     let mut folders = vec![target.to_path_buf()];
     let entries = std::fs::read_dir(parent).map_err(io_error(parent))?;
@@ -370,16 +417,20 @@ fn gather_lines(
         .collect();
     staged.sort();
     folders.extend(staged);
-    let mut out = String::new();
+    let (mut out, mut sources) = (String::new(), Vec::new());
     for folder in folders {
         let path = folder.join(file);
         match std::fs::read_to_string(&path) {
-            Ok(text) => out.push_str(text.rfind('\n').map_or("", |end| &text[..=end])),
+            Ok(text) => {
+                let complete = text.rfind('\n').map_or("", |end| &text[..=end]);
+                out.push_str(complete);
+                sources.push((path, complete.lines().count()));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => return Err(FolderError::Io { path, error }),
         }
     }
-    Ok(out)
+    Ok((out, sources))
 }
 
 /// The entries of `dir` that its manifest does not list (all of them

@@ -910,16 +910,31 @@ fn a_killed_sweep_leaves_its_rows_and_resume_runs_only_the_rest() {
 
     let mut resumed = args.to_vec();
     resumed.extend(["--out", out.to_str().unwrap(), "--resume"]);
+    // Resumed with other arguments first (another seed): refused, naming
+    // the killed sweep's file and line, whose rows stay (they were removed
+    // when the folder was opened, before the refusal).
+    let mut mistaken = resumed.clone();
+    mistaken.extend(["--seed", "8"]);
+    let err = stderr(&run(&mistaken));
+    let named = format!("{}, line 1: a row of the plan", stream.display());
+    assert!(err.contains(&named), "{err}\nlacks {named}");
+    assert_eq!(std::fs::read_to_string(&stream).unwrap(), text);
+
     let o = run(&resumed);
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     let finished: Vec<&Value> = kept.iter().filter(|r| r["status"] == "finished").collect();
     assert!(
         err.contains(&format!(
-            "resuming: {} runs already finished",
-            finished.len()
+            "resuming: {} runs already finished (rows gathered from {})",
+            finished.len(),
+            stream.display()
         )),
         "{err}"
+    );
+    assert!(
+        !stream.exists(),
+        "the killed sweep's staging folder is removed once the table is in place"
     );
     let json = read_json(&out.join("sweep.json"));
     assert_eq!(json["complete"], true);
