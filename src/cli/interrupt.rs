@@ -26,6 +26,17 @@ pub const REPEAT_WINDOW: Duration = Duration::from_secs(1);
 /// When the first interrupt came.
 static FIRST: OnceLock<Instant> = OnceLock::new();
 
+/// Set once the simulations are over and the results are being written:
+/// an interrupt then has nothing to stop.
+static WRITING: AtomicBool = AtomicBool::new(false);
+
+/// Says that the simulations are over: a first interrupt from now on is
+/// told that the complete results are being written, not that anything
+/// stops.
+pub fn simulations_over() {
+    WRITING.store(true, Ordering::SeqCst);
+}
+
 /// Installs the handler (once per process).
 pub fn install() -> anyhow::Result<()> {
     ctrlc::set_handler(|| {
@@ -36,9 +47,15 @@ pub fn install() -> anyhow::Result<()> {
             return;
         }
         let _ = FIRST.set(Instant::now());
-        noteln!(
-            "\ninterrupted: stopping and writing what was recorded (interrupt again, after a second, to quit at once)"
-        );
+        if WRITING.load(Ordering::SeqCst) {
+            noteln!(
+                "\ninterrupted after the simulations ended: the complete results are being written (interrupt again, after a second, to quit at once without them)"
+            );
+        } else {
+            noteln!(
+                "\ninterrupted: stopping and writing what was recorded (interrupt again, after a second, to quit at once)"
+            );
+        }
     })?;
     Ok(())
 }

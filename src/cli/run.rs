@@ -127,6 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         noteln!("closed chain: {}", c.partition());
     }
     let results = run_all(variants, &estimate);
+    interrupt::simulations_over();
     write_results(folder.path(), &scenario, &results)
         .with_context(|| format!("{}: cannot write the results", out.display()))?;
     let complete = run_complete(&scenario, &results);

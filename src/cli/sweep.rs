@@ -266,6 +266,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         progress(done, total);
     };
     let table = plan.run_selection(selection, previous, threads, &on_row, &interrupt::STOP);
+    interrupt::simulations_over();
     drop(stream);
     table
         .write(folder.path(), &metrics)
