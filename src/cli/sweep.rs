@@ -213,6 +213,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let stream = RowStream::start(&stream_path, &plan.hash, &previous)?;
     interrupt::install()?;
     let keys = plan.spec.keys().join(" x ");
+    // A resumed sweep sizes the runs still to run.
+    let estimate = plan.estimate_without(&selection, &finished, threads);
     noteln!(
         "sweeping {} over {keys}: {} of {} runs ({}, plan {}) on {threads} threads: {}",
         scenario.file.name,

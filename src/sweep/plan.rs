@@ -426,16 +426,32 @@ impl SweepPlan {
         build_run(&self.scenario, &self.spec.keys(), p, &self.points[p], v).map(|(_, v)| v)
     }
 
-    /// The size of the runs `selection` picks on `threads` threads.
+    /// The size of all the plan's runs on `threads` threads.
     pub fn estimate(&self, threads: usize) -> RunEstimate {
         self.estimate_of(&Selection::All, threads)
     }
 
     /// The size of the runs `selection` picks on `threads` threads.
     pub fn estimate_of(&self, selection: &Selection, threads: usize) -> RunEstimate {
-        let sizes: Vec<RunSize> = selection
-            .indices(self.len())
-            .into_iter()
+        self.estimate_without(selection, &[], threads)
+    }
+
+    /// [`SweepPlan::estimate_of`] without the runs `finished` (a resumed
+    /// sweep's, which do not run again).
+    pub fn estimate_without(
+        &self,
+        selection: &Selection,
+        finished: &[usize],
+        threads: usize,
+    ) -> RunEstimate {
+        let mut skip = vec![false; self.len()];
+        for &i in finished {
+            if let Some(s) = skip.get_mut(i) {
+                *s = true;
+            }
+        }
+        let sizes: Vec<RunSize> = (selection.indices(self.len()).into_iter())
+            .filter(|&i| !skip[i])
             .map(|i| self.sizes[i])
             .collect();
         RunEstimate::of_sweep(&sizes, threads)
