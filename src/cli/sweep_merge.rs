@@ -105,6 +105,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// finished output) that lists the table. Errors name what was `given`: the
 /// folder, or the table and its folder.
 fn check_manifest(given: &Path, table: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        given.exists(),
+        "{}: no such file or folder; not merged",
+        given.display()
+    );
     let folder = table
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -640,6 +640,12 @@ fn merge_refuses_a_shard_without_manifest_a_moved_row_and_an_edited_hash() {
         bare.display()
     );
     assert!(!ok && err.contains(&said), "{err}");
+    // A path that does not exist is said to be missing (it was blamed on a
+    // missing manifest in its parent folder).
+    let missing = dir.join("no-such-shard");
+    let (ok, err) = merge(&[&missing, &shards[1]], &dir.join("refused"));
+    let said = format!("{}: no such file or folder", missing.display());
+    assert!(!ok && err.contains(&said), "{err}");
 
     // (1b) A run without summary metrics (`"summary": null`): refused as
     // such, not as an unknown --metric.

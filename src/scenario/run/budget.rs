@@ -318,6 +318,9 @@ pub fn format_duration(seconds: f64) -> String {
     if !seconds.is_finite() {
         return "forever".into();
     }
+    if seconds <= 0.0 {
+        return "0 s".into();
+    }
     if seconds < 1e-3 {
         return format!("{:.1} µs", seconds * 1e6);
     }
@@ -347,6 +350,15 @@ mod tests {
             "{d}"
         );
         assert!(!d.contains("-0"), "{d}");
+    }
+
+    /// No time left reads "0 s" (the last progress line said "0.0 µs").
+    #[test]
+    fn durations_keep_a_unit_that_fits() {
+        assert_eq!(format_duration(0.0), "0 s");
+        assert_eq!(format_duration(2.5e-4), "250.0 µs");
+        assert_eq!(format_duration(90.0), "1.5 min");
+        assert_eq!(format_duration(f64::INFINITY), "forever");
     }
 
     /// The refusal names the ceiling the run passes: both were named when
