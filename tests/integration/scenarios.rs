@@ -532,6 +532,19 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
         w[0].contains("simulation.record_period: 10 s, not shorter than the run (10 s)"),
         "{w:?}"
     );
+    // Smallest normal forces beyond the weight cannot be given (Solo-12,
+    // 2.5 kg on four feet: 24.5 N).
+    let solo = std::fs::read_to_string(repo_path("scenarios/solo12_stand_push.toml")).unwrap();
+    let w = warnings(&solo.replace("min_normal_force = 0.0", "min_normal_force = 7.0"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("stance.min_normal_force: 7 N at each of 4 support points, 28.0000 N together, more than the robot's weight (24.5"),
+        "{w:?}"
+    );
+    assert_eq!(
+        warnings(&solo.replace("min_normal_force = 0.0", "min_normal_force = 6.0")),
+        Vec::<String>::new()
+    );
     let w = warnings(&arm.replace("step = 0.001", "step = 0.001\ncontrol_rate = 0.05"));
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(

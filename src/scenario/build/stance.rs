@@ -8,7 +8,8 @@ use crate::control::stance::{BaseReference, Foothold, Stance};
 use crate::factorization::{StanceContact, StanceError, StanceManifold};
 use crate::model::Model;
 use crate::scenario::{
-    BaseReferenceSpec, Scenario, ScenarioError, StanceContactSpec, StanceProbe, StanceSpec,
+    BaseReferenceSpec, Scenario, ScenarioError, ScenarioWarning, StanceContactSpec, StanceProbe,
+    StanceSpec,
 };
 use crate::spatial::Vec3;
 use nalgebra::Vector3;
@@ -135,6 +136,29 @@ impl Scenario {
             stance,
             independent_speeds,
         }))
+    }
+
+    /// A warning when the contacts' smallest normal forces together exceed
+    /// the true robot's weight (`nominal` plus `robot.payload`): on level
+    /// ground the distribution cannot give them, and the feet slip (1e6 N
+    /// on Solo-12's four feet diverged at 13 ms).
+    pub(crate) fn stance_warnings(&self, nominal: &Model) -> Vec<ScenarioWarning> {
+        let Some(spec) = &self.file.stance else {
+            return Vec::new();
+        };
+        let points: usize = spec.contacts.iter().map(|c| c.support_points()).sum();
+        let payload = self.file.robot.payload.as_ref().map_or(0.0, |p| p.mass);
+        let mass = nominal.bodies.iter().map(|b| b.inertia.mass).sum::<f64>() + payload;
+        let weight = mass * nominal.gravity.norm();
+        let asked = points as f64 * spec.min_normal_force;
+        if asked > weight {
+            vec![self.no_effect(
+                "stance.min_normal_force",
+                format!("{} N at each of {points} support points, {asked:.4} N together, more than the robot's weight ({weight:.4} N): on level ground the distribution cannot give it, and the feet slip", spec.min_normal_force),
+            )]
+        } else {
+            Vec::new()
+        }
     }
 
     /// Every number of `[stance]` in its range.

@@ -86,9 +86,11 @@ impl Scenario {
         scenario.warnings = (nominal.warnings.iter().cloned())
             .map(ScenarioWarning::Robot)
             .collect();
+        let stance_warnings = scenario.stance_warnings(&nominal);
         let variants = scenario.variants_of(nominal)?;
         scenario.warnings.extend(scenario.timing_warnings());
         scenario.warnings.extend(scenario.disturbance_warnings());
+        scenario.warnings.extend(stance_warnings);
         Ok((scenario, variants))
     }
 
