@@ -222,6 +222,21 @@ fn variants_error(scenario: Result<Scenario, ScenarioError>) -> String {
 fn rotor_keys_are_checked() {
     let m = variants_error(rotor_scenario("mimic = false"));
     assert!(m.contains("robot.mimic = true"), "{m}");
+    // The robot's errors about a rotor point at its entry's line (they had
+    // no line): the second entry's joints (line 12), mass (line 14).
+    let base = rotor_scenario("").unwrap();
+    for (from, to, says) in [
+        (
+            "\"panda_joint7\"]",
+            "\"panda_joint9\"]",
+            "inline.toml:12: robot: ",
+        ),
+        ("mass = 0.2", "mass = -0.2", "inline.toml:14: robot: "),
+    ] {
+        let edited = base.text().replace(from, to);
+        let m = variants_error(Scenario::parse(&edited, repo_path("tests/inline.toml")));
+        assert!(m.contains(says), "{from} -> {to}: {m}");
+    }
     let text = format!(
         "name = \"t\"\n[robot]\nurdf = \"{}\"\n[[robot.rotors]]\njoints = []\ngear_ratio = 1.0\nmass = 1.0\naxial_inertia = 1.0\ntransverse_inertia = 1.0\n[controller]\nkind = \"pd_plus\"\nkp = 1.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = [0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.0, 0.0]\n",
         repo_path(PANDA).display()

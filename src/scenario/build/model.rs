@@ -3,7 +3,9 @@
 
 use crate::algorithms::check_dynamics_size;
 use crate::input::{read_bytes, InputKind};
-use crate::model::{planar_two_link_arm, point_mass, Model, RootJoint, UrdfOptions};
+use crate::model::{
+    planar_two_link_arm, point_mass, Model, ModelError, RootJoint, RotorError, UrdfOptions,
+};
 use crate::scenario::{
     key_line, stable_hash, BuiltinSystem, PayloadSpec, RootSpec, Scenario, ScenarioError,
 };
@@ -17,6 +19,30 @@ const MAX_GRAVITY: f64 = 1e4;
 const MAX_LENGTH: f64 = 1e4;
 
 impl Scenario {
+    /// The key a URDF robot's load error is about: the `[[robot.rotors]]`
+    /// entry (and field) of a rotor's, else `robot.urdf`.
+    fn model_error_key(&self, error: &ModelError) -> String {
+        let ModelError::Rotor(rotor) = error else {
+            return "robot.urdf".into();
+        };
+        let (joint, field) = match rotor {
+            RotorError::MissingJoint { joint, .. }
+            | RotorError::NotRevolute { joint, .. }
+            | RotorError::Duplicate { joint, .. } => (joint, "joints"),
+            RotorError::Invalid { joint, field, .. } => (joint, *field),
+            _ => return "robot.rotors".into(),
+        };
+        let rotors = &self.file.robot.rotors;
+        // A duplicate is named at its second entry.
+        let entries: Vec<usize> = (0..rotors.len())
+            .filter(|&i| rotors[i].joints.contains(joint))
+            .collect();
+        match entries.last() {
+            Some(i) => format!("robot.rotors[{i}].{field}"),
+            None => "robot.rotors".into(),
+        }
+    }
+
     /// The robot as loaded (no payload, no estimate changes); from the
     /// sweep's [`ModelCache`] for the scenario of a sweep's point.
     pub(crate) fn nominal_model(&self) -> Result<Model, ScenarioError> {
@@ -70,7 +96,7 @@ impl Scenario {
                 )
                 .map_err(|error| ScenarioError::Model {
                     file: self.path.clone(),
-                    line: Some(key_line(&self.text, "robot.urdf")),
+                    line: Some(key_line(&self.text, &self.model_error_key(&error))),
                     error: Box::new(error),
                 })?
             }
