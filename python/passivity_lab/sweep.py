@@ -70,6 +70,8 @@ def _iterable(specs, name):
 
 def _seed(seed):
     """``seed`` as an int (a Python or numpy integer), else ValueError naming it."""
+    if isinstance(seed, bool):
+        raise ValueError(f"seed: expected an integer, got {seed!r}")
     try:
         return operator.index(seed)
     except TypeError:

@@ -15,6 +15,7 @@ mod interrupt;
 mod model;
 mod scenario;
 mod sweep;
+mod whole;
 
 use pyo3::prelude::*;
 

@@ -9,7 +9,7 @@ use passivity_lab::algorithms::check_dynamics_size;
 use passivity_lab::model::{self as lib, RootJoint, UrdfOptions};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBool, PyString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -44,9 +44,14 @@ impl Model {
                 ))
             });
         }
-        let i: usize = frame.extract().map_err(|_| {
-            PyValueError::new_err("frame: expected a frame name (str) or index (int)")
-        })?;
+        // (True is an int to Python: not taken for frame 1.)
+        let i: usize = frame
+            .extract()
+            .ok()
+            .filter(|_| !frame.is_instance_of::<PyBool>())
+            .ok_or_else(|| {
+                PyValueError::new_err("frame: expected a frame name (str) or index (int)")
+            })?;
         if i >= self.inner.frames.len() {
             return Err(PyIndexError::new_err(format!(
                 "frame {i}: the model has {} frames",

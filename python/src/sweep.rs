@@ -6,6 +6,7 @@
 use crate::error;
 use crate::interrupt::interruptible;
 use crate::scenario::Scenario;
+use crate::whole::{whole, whole_or_none};
 use passivity_lab::scenario::Scenario as LibScenario;
 use passivity_lab::sweep::{
     metric_entry, metric_names, run_one, Selection, SweepPlan as LibPlan, SweepRow, SweepSpec,
@@ -16,8 +17,16 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-/// `--grid`, `--sample`, `--samples` and `--seed` as the command line parses them.
-fn spec(grid: &[String], samples: &[String], n: Option<usize>, seed: u64) -> PyResult<SweepSpec> {
+/// `--grid`, `--sample`, `--samples` and `--seed` as the command line
+/// parses them (`n` and `seed` Python ints, checked by name).
+fn spec(
+    grid: &[String],
+    samples: &[String],
+    n: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SweepSpec> {
+    let n = whole_or_none(n, "n", usize::MAX as u64)?.map(|n| n as usize);
+    let seed = whole_or_none(seed, "seed", u64::MAX)?.unwrap_or(0);
     SweepSpec::parse(grid, samples, n, seed).map_err(error)
 }
 
@@ -30,21 +39,31 @@ pub struct SweepPlan {
     scenario: LibScenario,
 }
 
+impl SweepPlan {
+    /// [`SweepPlan::check_size`] on `threads` threads (at least one).
+    fn check_size_on(&self, threads: usize, allow_long: bool) -> PyResult<()> {
+        let estimate = self.plan.estimate(threads.max(1));
+        self.scenario
+            .check_run_size(&estimate, allow_long)
+            .map_err(error)
+    }
+}
+
 #[pymethods]
 impl SweepPlan {
     /// Builds the plan of `scenario` over `grid` (`"KEY=V1,V2"`, the
     /// Cartesian product) and `samples` (`"KEY=uniform(LO,HI)"`, drawn `n`
     /// times per grid point from `seed`); every error comes before any run.
     #[new]
-    #[pyo3(signature = (scenario, grid = Vec::new(), samples = Vec::new(), n = None, seed = 0))]
+    #[pyo3(signature = (scenario, grid = Vec::new(), samples = Vec::new(), n = None, seed = None))]
     fn new(
         scenario: &Scenario,
         grid: Vec<String>,
         samples: Vec<String>,
-        n: Option<usize>,
-        seed: u64,
+        n: Option<Bound<'_, PyAny>>,
+        seed: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let spec = spec(&grid, &samples, n, seed)?;
+        let spec = spec(&grid, &samples, n.as_ref(), seed.as_ref())?;
         Ok(SweepPlan {
             plan: LibPlan::build(scenario.inner(), spec).map_err(error)?,
             scenario: scenario.inner().clone(),
@@ -111,11 +130,9 @@ impl SweepPlan {
     /// together go beyond the ceiling of integration steps or its `threads`
     /// parallel runs beyond the memory ceiling, unless `allow_long`; a run
     /// longer than a step count can count is refused always.
-    fn check_size(&self, threads: usize, allow_long: bool) -> PyResult<()> {
-        let estimate = self.plan.estimate(threads.max(1));
-        self.scenario
-            .check_run_size(&estimate, allow_long)
-            .map_err(error)
+    fn check_size(&self, threads: Bound<'_, PyAny>, allow_long: bool) -> PyResult<()> {
+        let threads = whole(&threads, "threads", usize::MAX as u64)? as usize;
+        self.check_size_on(threads, allow_long)
     }
 
     /// Runs the whole sweep on this machine, on `threads` threads (default:
@@ -127,16 +144,17 @@ impl SweepPlan {
     fn run(
         &self,
         py: Python<'_>,
-        threads: Option<usize>,
+        threads: Option<Bound<'_, PyAny>>,
         allow_long: bool,
     ) -> PyResult<SweepTable> {
+        let threads = whole_or_none(threads.as_ref(), "threads", usize::MAX as u64)?;
         if threads == Some(0) {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        let threads = threads.unwrap_or_else(|| {
+        let threads = threads.map(|t| t as usize).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
-        self.check_size(threads, allow_long)?;
+        self.check_size_on(threads, allow_long)?;
         let plan = self.plan.clone();
         let table = interruptible(
             py,
@@ -169,11 +187,12 @@ fn sweep_run_one(
     path: PathBuf,
     grid: Vec<String>,
     samples: Vec<String>,
-    n: Option<usize>,
-    seed: u64,
-    index: usize,
+    n: Option<Bound<'_, PyAny>>,
+    seed: Bound<'_, PyAny>,
+    index: Bound<'_, PyAny>,
 ) -> PyResult<String> {
-    let spec = spec(&grid, &samples, n, seed)?;
+    let spec = spec(&grid, &samples, n.as_ref(), Some(&seed))?;
+    let index = whole(&index, "index", usize::MAX as u64)? as usize;
     let scenario = LibScenario::parse(text, &path).map_err(error)?;
     let row = py
         .detach(|| run_one(&scenario, &spec, index, &AtomicBool::new(false)))

@@ -113,6 +113,9 @@ def test_bad_factorization_and_frame(panda):
         pl.frame_jacobian(model, data, z, "panda_hand", "global")
     with pytest.raises(ValueError, match="frames"):
         pl.lambda_inv(model, data, z, [])
+    # True is an int to Python; it was taken for frame 1.
+    with pytest.raises(ValueError, match="frame: expected a frame name"):
+        pl.frame_placement(model, data, z, True)
 
 
 def test_torsion_refused_below_three_dofs():
@@ -338,6 +341,43 @@ def test_a_seed_that_is_no_integer_is_refused_naming_it(bad):
         sweep.plan(s, samples={"estimate.scale": "uniform(0.5,1.5)"}, n=2, seed=bad)
 
 
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda p: p.run(threads=-2), ValueError, r"^threads must be from 0 to \d+ \(got -2\)"),
+        (lambda p: p.run(threads=True), TypeError, "^threads: expected an int, not bool"),
+        (lambda p: p.run(threads=1.5), TypeError, "^threads: expected an int, not float"),
+        (lambda p: p.check_size(-1, False), ValueError, "^threads must be from 0"),
+        (
+            lambda p: sweep.plan(pl.Scenario.default(), samples={"estimate.scale": "uniform(0.5,1.5)"}, n=-3),
+            ValueError,
+            r"^n must be from 0 to \d+ \(got -3\)",
+        ),
+        (
+            lambda p: sweep.plan(pl.Scenario.default(), samples={"estimate.scale": "uniform(0.5,1.5)"}, n=2, seed=-1),
+            ValueError,
+            r"^seed must be from 0 to 18446744073709551615 \(got -1\)",
+        ),
+        (
+            lambda p: sweep.plan(pl.Scenario.default(), samples={"estimate.scale": "uniform(0.5,1.5)"}, n=2, seed=2**64),
+            ValueError,
+            r"^seed must be from 0 to 18446744073709551615 \(got 18446744073709551616\)",
+        ),
+        (
+            lambda p: sweep.plan(pl.Scenario.default(), samples={"estimate.scale": "uniform(0.5,1.5)"}, n=2, seed=2**200),
+            ValueError,
+            r"^seed must be from 0 to 18446744073709551615 \(got an int beyond 128 bits\)",
+        ),
+    ],
+)
+def test_whole_number_arguments_are_checked_by_name(call, error, match):
+    # A negative count raised an OverflowError that did not name the
+    # argument, and True was taken for 1.
+    p = sweep.plan(pl.Scenario.default(), {"controller.kd": [1.0]})
+    with pytest.raises(error, match=match):
+        call(p)
+
+
 def test_a_numpy_integer_seed_is_taken():
     s = pl.Scenario.default()
     spec = {"estimate.scale": "uniform(0.5,1.5)"}
@@ -431,8 +471,9 @@ def test_a_value_of_the_wrong_type_is_refused_naming_the_key(key, value):
     # Found by python/tests/fuzz_driver.py: set("controller.kd", True) said
     # "...:4:1: data did not match any variant of untagged enum Gain", and
     # set("simulation.integrator", 2.0) "...:38:14: wanted string or table",
-    # naming neither the key nor its line.
-    with pytest.raises(pl.Error, match=f"^{re.escape(key)}: "):
+    # naming neither the key nor its line (the scenario's errors now name
+    # it after the file and line, as they do for the command line).
+    with pytest.raises(pl.Error, match=f"(^|: ){re.escape(key)}: "):
         pl.Scenario.default().set(key, value)
 
 
