@@ -137,14 +137,6 @@ impl Scenario {
         &self.hulls
     }
 
-    /// The same scenario with `robot.strict = true`: the robot's URDF is
-    /// loaded strictly (no effect on built-in systems).
-    pub fn with_strict_robot(&self) -> Result<Scenario, ScenarioError> {
-        let mut file = self.file.clone();
-        file.robot.strict = true;
-        Scenario::from_file(file, &self.path)
-    }
-
     /// The embedded default scenario ([`DEFAULT_SCENARIO`]).
     pub fn embedded_default() -> Result<Scenario, ScenarioError> {
         Scenario::parse(DEFAULT_SCENARIO, DEFAULT_SCENARIO_NAME)

@@ -101,6 +101,10 @@ pub fn with_parameters(
     };
     let mut doc: toml::Table =
         toml::from_str(scenario.text()).map_err(|e| bad("", e.to_string()))?;
+    // A scenario made strict (`--strict`) keeps its file's text.
+    if scenario.file.robot.strict {
+        set_key(&mut doc, "robot.strict", "true").map_err(|m| bad("robot.strict", m))?;
+    }
     for (key, value) in keys.iter().zip(values) {
         set_key(&mut doc, key, value).map_err(|m| bad(key, m))?;
     }

@@ -385,7 +385,25 @@ fn scenario_runs_record_the_warning_and_robot_strict_refuses() {
     assert!(
         matches!(&s.warnings()[0], ScenarioWarning::Robot(ModelWarning::InertiaProjected { link, .. }) if link == "lf_foot")
     );
-    assert!(s.with_strict_robot().is_err());
+    // Refused at the file's own line of the URDF (3), not at a line of
+    // the scenario written back (it said 5, a line of [controller]).
+    let refused = s.with_strict_robot().unwrap_err().to_string();
+    assert!(refused.contains("hyq.toml:3: robot: "), "{refused}");
+    // A strict scenario's sweep points stay strict: the keys are set on the
+    // file's text, which does not say it.
+    let built_in = Scenario::parse(passivity_lab::scenario::DEFAULT_SCENARIO, &file)
+        .unwrap()
+        .with_strict_robot()
+        .unwrap();
+    assert_eq!(built_in.text(), passivity_lab::scenario::DEFAULT_SCENARIO);
+    let point = passivity_lab::sweep::with_parameters(
+        &built_in,
+        &["controller.kd".to_string()],
+        &["2.0".to_string()],
+    )
+    .unwrap();
+    let point = Scenario::parse(&point, &file).unwrap();
+    assert!(point.file.robot.strict);
 
     let out = dir.join("out");
     let o = run(&[

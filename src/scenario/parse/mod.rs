@@ -24,7 +24,16 @@ pub(crate) use syntax_error::key_line;
 impl Scenario {
     /// Checks scenario text; `path` names it in messages and anchors relative paths.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
-        Scenario::parse_with(text, path.as_ref(), HullCache::default(), None)
+        Scenario::parse_with(text, path.as_ref(), HullCache::default(), None, |_| {})
+            .map(|(scenario, _)| scenario)
+    }
+
+    /// This scenario with its robot loaded strictly (`robot.strict =
+    /// true`, as `--strict` asks; no effect on built-in systems). Its text
+    /// stays the file's, so that errors give the file's lines.
+    pub fn with_strict_robot(&self) -> Result<Scenario, ScenarioError> {
+        let strict = |file: &mut ScenarioFile| file.robot.strict = true;
+        Scenario::parse_with(&self.text, &self.path, self.hulls.clone(), None, strict)
             .map(|(scenario, _)| scenario)
     }
 
@@ -45,19 +54,28 @@ impl Scenario {
         &self,
         text: &str,
     ) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
-        Scenario::parse_with(text, &self.path, self.hulls.clone(), self.models.clone())
+        Scenario::parse_with(
+            text,
+            &self.path,
+            self.hulls.clone(),
+            self.models.clone(),
+            |_| {},
+        )
     }
 
-    /// [`Scenario::parse`] with these caches, and the variants built.
+    /// [`Scenario::parse`] with these caches, the file's values changed by
+    /// `edit` once read, and the variants built.
     fn parse_with(
         text: &str,
         path: &Path,
         hulls: HullCache,
         models: Option<ModelCache>,
+        edit: impl FnOnce(&mut ScenarioFile),
     ) -> Result<(Scenario, Vec<Variant>), ScenarioError> {
         let path = path.to_path_buf();
-        let file: ScenarioFile =
+        let mut file: ScenarioFile =
             toml::from_str(text).map_err(|e| syntax_error::from_toml(text, &path, &e))?;
+        edit(&mut file);
         if let (Ok(text_table), Ok(kept)) =
             (text.parse::<toml::Table>(), toml::Table::try_from(&file))
         {
