@@ -532,6 +532,20 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
         w[0].contains("simulation.record_period: 10 s, not shorter than the run (10 s)"),
         "{w:?}"
     );
+    // The mimic joints' note comes with a wrong count, not with another
+    // problem of the reference (a joint's number out of range).
+    let refusal = |text: String| refused(&text).unwrap_or_else(|| panic!("accepted"));
+    let mimic = |q: &str| {
+        format!("name = \"m\"\n[robot]\nurdf = \"../assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf\"\nmimic = true\n[controller]\nkind = \"pd_plus\"\nkp = 10.0\nkd = 1.0\n[reference]\nkind = \"hold\"\nq = {q}\n")
+    };
+    let count = refusal(mimic("[0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.8, 0.02, 0.02]"));
+    assert!(
+        count.contains("panda_finger_joint2 mimics panda_finger_joint1"),
+        "{count}"
+    );
+    let value = refusal(mimic("[0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.8, 1e300]"));
+    assert!(value.contains("q must be finite"), "{value}");
+    assert!(!value.contains("mimics"), "{value}");
     // Smallest normal forces beyond the weight cannot be given (Solo-12,
     // 2.5 kg on four feet: 24.5 N).
     let solo = std::fs::read_to_string(repo_path("scenarios/solo12_stand_push.toml")).unwrap();

@@ -459,12 +459,16 @@ impl Scenario {
             ),
             _ => Controller::new(law, factorization, reference, task, &estimate),
         };
-        let controller = built.map_err(|e| match e {
-            ControlError::Reference(_) => {
-                let note = chain.map_or_else(
-                    || coupled_note(nominal),
-                    |c| closed_chain::independent_note(nominal, c),
-                );
+        let controller = built.map_err(|e| match &e {
+            ControlError::Reference(problem) => {
+                // Which joints are coordinates, for a wrong count only (a
+                // bandwidth error came with the robot's mimic joints).
+                let counts = problem.contains("entries") || problem.contains("degrees of freedom");
+                let note = match chain {
+                    _ if !counts => String::new(),
+                    Some(c) => closed_chain::independent_note(nominal, c),
+                    None => coupled_note(nominal),
+                };
                 self.invalid("reference", format!("{e}{note}"))
             }
             ControlError::Task(_) => self.invalid("task", e.to_string()),
