@@ -47,7 +47,7 @@ pub enum RapierPlantError {
     Joint { body: String },
     #[error("link {frame}: a collision shape cannot become a collider: {why}")]
     Shape { frame: String, why: String },
-    #[error("joints {joints} are coupled (mimic joints or rotors), which the rapier multibody cannot hold; use the own or the contact plant, or robot.mimic = false to keep the joints independent")]
+    #[error("the rapier multibody cannot hold coupled joints (mimic joints or rotors: {joints}); use the own or the contact plant, or robot.mimic = false to keep the joints independent")]
     Coupled { joints: String },
     #[error("model '{model}' has joint armature, which a rapier multibody does not model (use the own plant)")]
     Armature { model: String },

@@ -247,17 +247,32 @@ impl Scenario {
         }
         // Name the ceiling passed (both said, when only the memory was
         // beyond, read as if the steps were too).
+        // By how much, when the rounded numbers read alike ("needs 1.00e8
+        // ... beyond the ceiling of 1.00e8").
+        let by = |x: f64, limit: f64, shown: &dyn Fn(f64) -> String, unit: &str| {
+            if shown(x) == shown(limit) {
+                format!(" (by {:.0} {unit})", x - limit)
+            } else {
+                String::new()
+            }
+        };
+        let steps = format!(
+            "{} integration steps{}",
+            count(MAX_STEPS),
+            by(estimate.steps, MAX_STEPS, &count, "steps")
+        );
+        let memory = format!(
+            "{} of memory{}",
+            bytes(MAX_MEMORY_BYTES),
+            by(estimate.memory_bytes, MAX_MEMORY_BYTES, &bytes, "bytes")
+        );
         let beyond = match (
             estimate.steps > MAX_STEPS,
             estimate.memory_bytes > MAX_MEMORY_BYTES,
         ) {
-            (true, true) => format!(
-                "the ceilings of {} integration steps and {} of memory",
-                count(MAX_STEPS),
-                bytes(MAX_MEMORY_BYTES)
-            ),
-            (true, false) => format!("the ceiling of {} integration steps", count(MAX_STEPS)),
-            _ => format!("the ceiling of {} of memory", bytes(MAX_MEMORY_BYTES)),
+            (true, true) => format!("the ceilings of {steps} and {memory}"),
+            (true, false) => format!("the ceiling of {steps}"),
+            _ => format!("the ceiling of {memory}"),
         };
         Err(self.invalid(
             "simulation",
@@ -393,6 +408,11 @@ mod tests {
         assert!(
             steps.contains("beyond the ceiling of 1.00e8 integration steps;"),
             "{steps}"
+        );
+        let just = refusal(MAX_STEPS + 20_000.0, 1e3);
+        assert!(
+            just.contains("beyond the ceiling of 1.00e8 integration steps (by 20000 steps);"),
+            "{just}"
         );
         let both = refusal(2.0 * MAX_STEPS, 3.0 * MAX_MEMORY_BYTES);
         assert!(
