@@ -43,6 +43,10 @@ pub enum EvalError {
     UnknownFrame { sample: usize, frame: String },
     #[error("field '{0}' is missing or is not what the format requires ({1})")]
     Field(String, &'static str),
+    /// A field the samples need, given after them: the file is evaluated
+    /// as it is read.
+    #[error("field '{0}' comes after samples: give it before them (the samples are evaluated as they are read)")]
+    AfterSamples(String),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
     #[error(transparent)]
@@ -196,7 +200,7 @@ pub(crate) fn joint_names(value: Option<&Value>) -> Result<Vec<String>, EvalErro
         .and_then(|a| a.iter().map(|x| x.as_str().map(String::from)).collect())
         .ok_or(EvalError::Field(
             "joint_names".into(),
-            "an array of joint names",
+            "an array of joint names, given before samples",
         ))
 }
 

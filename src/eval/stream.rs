@@ -113,7 +113,7 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
                 if evaluated.is_none() {
                     before.push((key, raw));
                 } else if ["joint_names", "gravity", "mimic", "armature"].contains(&key.as_str()) {
-                    return Err(sink.fail(EvalError::Field(key, "given before samples")));
+                    return Err(sink.fail(EvalError::AfterSamples(key)));
                 } else if !REPLACED.contains(&key.as_str()) {
                     sink.field(&mut first, &key, raw.get())?;
                 }

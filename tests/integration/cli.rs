@@ -349,6 +349,36 @@ fn eval_with_a_factorization_writes_its_matrices_and_diagnostics() {
     );
 }
 
+/// The file is evaluated as it is read: what the samples need comes
+/// before them, and the message says so (joint_names after the samples was
+/// called missing).
+#[test]
+fn eval_says_what_must_come_before_the_samples() {
+    let dir = scratch("eval-order");
+    let input = repo_path("tests/fixtures/reference/double_pendulum.json");
+    let reference: Value = serde_json::from_str(&std::fs::read_to_string(input).unwrap()).unwrap();
+    let (samples, names) = (&reference["samples"], &reference["joint_names"]);
+    let pendulum = "assets/robots/example-robot-data/robots/double_pendulum_description/urdf/double_pendulum.urdf";
+    let out = dir.join("out.json");
+    for (text, says) in [
+        (
+            format!("{{\"samples\": {samples}, \"joint_names\": {names}}}"),
+            "field 'joint_names' is missing or is not what the format requires (an array of joint names, given before samples)",
+        ),
+        (
+            format!("{{\"joint_names\": {names}, \"samples\": {samples}, \"gravity\": [0, 0, -1]}}"),
+            "field 'gravity' comes after samples: give it before them",
+        ),
+    ] {
+        let file = dir.join("in.json");
+        std::fs::write(&file, text).unwrap();
+        let args = eval_args(pendulum, file.to_str().unwrap(), out.to_str().unwrap());
+        let err = run_fails(&args);
+        assert!(err.contains(says), "{err}\nlacks {says}");
+        assert!(!out.exists());
+    }
+}
+
 #[test]
 fn eval_rejects_factorizations_that_do_not_fit() {
     let dir = scratch("bad-factorization");
