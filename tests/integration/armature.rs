@@ -160,7 +160,7 @@ fn streamed_evaluation_reads_the_armature() {
     )
     .unwrap_err();
     assert!(
-        matches!(&err, EvalError::Field(f, _) if f == "armature"),
+        matches!(&err, EvalError::AfterSamples(f) if f == "armature"),
         "{err}"
     );
 }
