@@ -462,7 +462,7 @@ impl SweepPlan {
     }
 
     /// The metrics the runs will report (see [`SweepTable::metric`]):
-    /// the numbers of the summaries of one step of each variant at the
+    /// the numbers of the summaries of eight steps of each variant at the
     /// first point.
     pub fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
@@ -470,7 +470,10 @@ impl SweepPlan {
             let Ok(mut probe) = self.variant(v) else {
                 continue;
             };
-            probe.duration = probe.simulation.dt;
+            // A few samples, so that the spectrum's numbers are numbers (one
+            // step left them null, and `--metric spectrum...` was refused).
+            probe.record_period = probe.simulation.dt;
+            probe.duration = 8.0 * probe.simulation.dt;
             let result = run_variant_until(probe, &mut |_| {}, &AtomicBool::new(false));
             for name in metric_names(&summary(&result)) {
                 if !names.contains(&name) {

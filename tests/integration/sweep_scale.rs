@@ -35,6 +35,19 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The spectrum's numbers are metrics a sweep can plot (a one-step probe
+/// left them null, and `--metric spectrum.torque.centroid_hz` was refused).
+#[test]
+fn the_spectrum_numbers_are_metrics() {
+    let dir = scratch("spectrum-metric");
+    let scenario = Scenario::load(point_mass(&dir, 0.2)).unwrap();
+    let spec = SweepSpec::parse(&strings(&["controller.kd=1,2"]), &[], None, 0).unwrap();
+    let names = SweepPlan::build(&scenario, spec).unwrap().metric_names();
+    for name in ["spectrum.torque.centroid_hz", "final_tracking_error"] {
+        assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+    }
+}
+
 #[test]
 fn a_grid_is_the_cartesian_product_and_each_row_rebuilds_its_run() {
     let dir = scratch("grid");
