@@ -250,7 +250,7 @@ fn bench_prints_every_algorithm() {
 
 #[test]
 fn inspect_lists_the_bodies() {
-    let (out, _) = run_ok(&[
+    let (out, err) = run_ok(&[
         "inspect",
         "assets/robots/example-robot-data/robots/panda_description/urdf/panda.urdf",
     ]);
@@ -259,6 +259,34 @@ fn inspect_lists_the_bodies() {
             && out.contains("panda_joint7")
             && out.contains("panda_finger_joint2"),
         "{out}"
+    );
+    assert!(!err.contains("warning"), "{err}");
+}
+
+/// A massless moving leaf loads (the loader has nothing to correct), but
+/// its joint has nothing to move: inspect says so, naming the joint, as a
+/// scenario refuses it.
+#[test]
+fn inspect_warns_of_a_joint_with_nothing_to_move() {
+    let dir = scratch("massless-leaf");
+    let inertial = r#"<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>"#;
+    let joint = |name: &str, parent: &str, child: &str| {
+        format!(
+            r#"<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>"#
+        )
+    };
+    let urdf = format!(
+        r#"<robot name="r"><link name="base">{inertial}</link><link name="a">{inertial}</link><link name="tip"/>{}{}</robot>"#,
+        joint("j1", "base", "a"),
+        joint("j2", "a", "tip")
+    );
+    let path = dir.join("leaf.urdf");
+    std::fs::write(&path, urdf).unwrap();
+    let (out, err) = run_ok(&["inspect", path.to_str().unwrap()]);
+    assert!(out.contains("nv = 2"), "{out}");
+    assert!(
+        err.contains("warning: the joint-space inertia is singular at the neutral configuration: nothing beyond j2 has mass or inertia to move"),
+        "{err}"
     );
 }
 
