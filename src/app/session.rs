@@ -212,7 +212,7 @@ impl LiveVariant {
     /// The recorded run in the headless runner's form (for export): a run
     /// exported before `duration` counts as interrupted, as a headless run
     /// stopped early does.
-    pub fn result(&self, duration: f64) -> VariantResult {
+    pub fn result(&self, duration: f64, record_every: u64) -> VariantResult {
         let simulated_time = self.samples.last().map_or(0.0, |s| s.t);
         VariantResult {
             name: self.name.clone(),
@@ -221,6 +221,7 @@ impl LiveVariant {
             interrupted: self.divergence.is_none() && simulated_time < duration - 0.5 * self.sim.dt,
             wall_time: self.wall_time,
             simulated_time,
+            sample_period: record_every as f64 * self.sim.dt,
             true_parameters: self.sim.true_parameters().to_vec(),
             contact: self.sim.contact_stats(),
             singular_region: self.sim.controller.task().map(|t| t.damping.region),
@@ -647,7 +648,7 @@ impl Session {
         let results: Vec<VariantResult> = self
             .variants
             .iter()
-            .map(|v| v.result(self.duration))
+            .map(|v| v.result(self.duration, self.record_every))
             .collect();
         write_results(folder.path(), &self.scenario, &results)?;
         if !self.edits.is_empty() {

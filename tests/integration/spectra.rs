@@ -127,3 +127,24 @@ fn the_spectrum_rate_is_the_record_period_even_when_it_does_not_divide_the_run()
     let rate = variant_spectra(&r).sample_rate_hz;
     assert!((rate - 1.0 / 0.3).abs() < 1e-9, "{rate}");
 }
+
+/// The sample rate is the record period's, not the samples' time
+/// differences: a 10 ms period of 1 ms steps is 100 Hz exactly (the times,
+/// sums of ten steps, gave 99.99999999999999).
+#[test]
+fn a_ten_millisecond_record_period_is_one_hundred_hertz_exactly() {
+    let path = repo_path("scenarios/point_mass_torsion.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("[simulation]").unwrap();
+    let end = start + text[start..].find("\n[").unwrap();
+    let text = format!(
+        "{}[simulation]\nduration = 0.5\nstep = 0.001\nrecord_period = 0.01\n{}",
+        &text[..start],
+        &text[end + 1..]
+    );
+    let scenario = Scenario::parse(&text, &path).unwrap();
+    let v = scenario.variants().unwrap().remove(0);
+    let r = run_variant(v, &mut |_| {});
+    assert_ne!(r.samples[1].t - r.samples[0].t, 0.01, "the times are accumulated");
+    assert_eq!(variant_spectra(&r).sample_rate_hz, 100.0);
+}

@@ -20,6 +20,10 @@ pub struct VariantResult {
     pub wall_time: f64,
     /// Seconds of simulated time reached.
     pub simulated_time: f64,
+    /// Seconds between recorded samples: the record period in whole
+    /// integrator steps (the samples' own times accumulate the step's
+    /// rounding, so their differences are not exact).
+    pub sample_period: f64,
     /// The plant's true inertial parameters (for parameter plots).
     pub true_parameters: Vec<f64>,
     /// Contact over the run (rapier plant; zero otherwise).
@@ -112,6 +116,7 @@ pub fn run_variant_until(
     stop: &AtomicBool,
 ) -> VariantResult {
     let (steps, every) = (variant.steps() as usize, variant.record_every() as usize);
+    let sample_period = every as f64 * variant.simulation.dt;
     let mut sim = variant.simulation;
     let step_stability = sim.step_stability();
     let report = (steps / 100).max(1);
@@ -141,6 +146,7 @@ pub fn run_variant_until(
     VariantResult {
         name: variant.name,
         simulated_time: samples.last().map_or(0.0, |s| s.t),
+        sample_period,
         samples,
         divergence,
         interrupted,

@@ -22,8 +22,8 @@ pub struct VariantSpectra {
     pub torsion: Option<PowerSpectrum>,
 }
 
-/// The spectra of `result`'s recorded samples, spaced by the record
-/// period. The last sample, at the run's end (or where it stopped), is left
+/// The spectra of `result`'s recorded samples, spaced by its
+/// `sample_period`. The last sample, at the run's end (or where it stopped), is left
 /// out when it came sooner than a period after the one before: a record
 /// period that does not divide the duration made the spectrum assume a
 /// wrong sample rate.
@@ -32,7 +32,7 @@ pub fn variant_spectra(result: &VariantResult) -> VariantSpectra {
     let Some(first) = s.first() else {
         return VariantSpectra::default();
     };
-    let period = if s.len() >= 2 { s[1].t - s[0].t } else { 0.0 };
+    let period = if s.len() >= 2 { result.sample_period } else { 0.0 };
     let n = s.len();
     let short_last = n >= 3 && ((s[n - 1].t - s[n - 2].t) - period).abs() > 1e-9 * period;
     let n = if short_last { n - 1 } else { n };
