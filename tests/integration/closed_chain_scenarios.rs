@@ -509,7 +509,16 @@ fn loop_closure_errors_name_the_entry_the_key_and_the_problem() {
     );
     assert_eq!(key, "reference");
     assert!(
-        message.contains("slider, hip_joint, knee_motor_joint"),
+        message.contains("slider, hip_joint, knee_motor_joint")
+            && message.contains("one per independent joint"),
+        "{message}"
+    );
+    // A number out of range is not a count: no word of which joints count.
+    let (_, key, message) = invalid("offset = -0.1,", "offset = 1e300,");
+    assert_eq!(key, "reference");
+    assert!(message.contains("joint 2 has a number"), "{message}");
+    assert!(
+        !message.contains("independent") && !message.contains("hip_joint"),
         "{message}"
     );
     // Controllers and plants the chain does not run.

@@ -546,6 +546,19 @@ fn values_that_would_be_ignored_are_refused_or_warned_of() {
     let value = refusal(mimic("[0.0, 0.0, 0.0, -2.0, 0.0, 2.0, 0.8, 1e300]"));
     assert!(value.contains("q must be finite"), "{value}");
     assert!(!value.contains("mimics"), "{value}");
+    // A drag's anchors are named as anchors (they share the dragged
+    // targets' check, whose messages name the steps).
+    let drag = std::fs::read_to_string(repo_path("scenarios/panda_drag.toml")).unwrap();
+    let short = refusal(drag.replace("value = [0.307, -0.08, 0.49]", "value = [0.307, -0.08]"));
+    assert!(
+        short.contains("anchors[1].value has 2 entries, needs 3"),
+        "{short}"
+    );
+    let late = refusal(drag.replace("time = 3.0", "time = 1.0"));
+    assert!(
+        late.contains("anchors[2].time must be after anchors[1].time"),
+        "{late}"
+    );
     // Smallest normal forces beyond the weight cannot be given (Solo-12,
     // 2.5 kg on four feet: 24.5 N).
     let solo = std::fs::read_to_string(repo_path("scenarios/solo12_stand_push.toml")).unwrap();

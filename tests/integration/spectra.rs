@@ -145,6 +145,10 @@ fn a_ten_millisecond_record_period_is_one_hundred_hertz_exactly() {
     let scenario = Scenario::parse(&text, &path).unwrap();
     let v = scenario.variants().unwrap().remove(0);
     let r = run_variant(v, &mut |_| {});
-    assert_ne!(r.samples[1].t - r.samples[0].t, 0.01, "the times are accumulated");
+    assert_ne!(
+        r.samples[1].t - r.samples[0].t,
+        0.01,
+        "the times are accumulated"
+    );
     assert_eq!(variant_spectra(&r).sample_rate_hz, 100.0);
 }

@@ -12,7 +12,10 @@
 use crate::closed_chain::ReducedReference;
 use crate::closed_chain_task::{ChainTask, ChainTaskControl, ChainTaskLaw};
 use crate::task::{log_so3, manipulability, TaskDesired, TaskKind, TaskSample};
-use crate::{ControlError, ControlLaw, Controller, Desired, Estimates, Lyapunov, Reference, Task};
+use crate::{
+    ControlError, ControlLaw, Controller, Desired, Estimates, Lyapunov, Reference, ReferenceError,
+    Task,
+};
 use passivity_dynamics::algorithms::{frame_placement, Workspace};
 use passivity_dynamics::factorization::{ClosedChain, Factorization};
 use passivity_dynamics::model::Model;
@@ -360,11 +363,15 @@ impl Controller {
             t.validate(model).map_err(ControlError::Task)?;
         }
         let chain = ChainControl::new(model, chain, &law, factorization.clone(), task)?;
-        reference.validate(chain.mobility()).map_err(|e| {
-            ControlError::Reference(format!(
-                "{e} (on a closed chain: one per independent joint)"
-            ))
-        })?;
+        reference
+            .validate(chain.mobility())
+            .map_err(|e| match e {
+                ReferenceError::Count(m) => ReferenceError::Count(format!(
+                    "{m} (on a closed chain: one per independent joint)"
+                )),
+                value => value,
+            })
+            .map_err(ControlError::Reference)?;
         let ws = Workspace::new(model);
         Ok(Controller {
             closed_chain: Some(Box::new(chain)),

@@ -78,7 +78,7 @@ pub use laws::{
     OperationalSlotineLi, PdPlus, SlotineLi, StancePdPlus, StanceSlotineLi, TaskSlotineLi,
 };
 pub use power_flows::{LastCompute, PowerFlows};
-pub use reference::{Desired, JointTerms, Reference, Sine};
+pub use reference::{Desired, JointTerms, Reference, ReferenceError, Sine};
 pub use task::{Task, TaskKind, TaskReference, TaskSample};
 
 use laws::{Evaluation, GainSizes};
@@ -155,7 +155,7 @@ pub enum ControlError {
         expected: usize,
     },
     #[error("the reference {0}")]
-    Reference(String),
+    Reference(ReferenceError),
     #[error(transparent)]
     Factorization(#[from] passivity_dynamics::factorization::FactorizationError),
     #[error("the task {0}")]

@@ -65,6 +65,24 @@ pub struct Desired {
 /// beyond it is one the simulation would count as blown up.
 pub const MAX_COEFFICIENT: f64 = 1e8;
 
+/// Why a reference does not fit the robot: a count (of joints or entries)
+/// that is not the robot's, which a user of coupled joints or a closed chain
+/// needs told which joints count, or a value out of range.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("{0}")]
+    Count(String),
+    #[error("{0}")]
+    Value(String),
+}
+
+impl ReferenceError {
+    /// Whether the problem is a count.
+    pub fn is_count(&self) -> bool {
+        matches!(self, ReferenceError::Count(_))
+    }
+}
+
 impl Reference {
     /// Number of joints the reference describes.
     pub fn len(&self) -> usize {
@@ -98,17 +116,18 @@ impl Reference {
 
     /// Checks that the reference describes `n` joints with finite numbers
     /// (and, for minimum jerk, a duration from 1e-6 s); says what is wrong.
-    pub fn validate(&self, n: usize) -> Result<(), String> {
+    pub fn validate(&self, n: usize) -> Result<(), ReferenceError> {
         // Finite and at most MAX_COEFFICIENT in magnitude.
         let finite = |x: &[f64]| {
             x.iter()
                 .all(|v| v.is_finite() && v.abs() <= MAX_COEFFICIENT)
         };
+        let (count, value) = (ReferenceError::Count, ReferenceError::Value);
         let problem = match self {
-            Reference::Terms { joints } if joints.len() != n => Some(format!(
+            Reference::Terms { joints } if joints.len() != n => Some(count(format!(
                 "has {} joints but the robot has {n} degrees of freedom",
                 joints.len()
-            )),
+            ))),
             Reference::Terms { joints } => joints
                 .iter()
                 .position(|j| {
@@ -118,14 +137,17 @@ impl Reference {
                             .all(|s| finite(&[s.amplitude, s.frequency, s.phase])))
                 })
                 .map(|i| {
-                    format!("joint {i} has a number that is not finite or exceeds {MAX_COEFFICIENT:e} in magnitude")
+                    value(format!("joint {i} has a number that is not finite or exceeds {MAX_COEFFICIENT:e} in magnitude"))
                 }),
-            Reference::Hold { q } if q.len() != n => Some(format!(
+            Reference::Hold { q } if q.len() != n => Some(count(format!(
                 "q has {} entries but the robot has {n} degrees of freedom",
                 q.len()
-            )),
-            Reference::Hold { q } => (!finite(q))
-                .then(|| format!("q must be finite and at most {MAX_COEFFICIENT:e} in magnitude")),
+            ))),
+            Reference::Hold { q } => (!finite(q)).then(|| {
+                value(format!(
+                    "q must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
+                ))
+            }),
             Reference::MinimumJerk {
                 from,
                 to,
@@ -133,19 +155,19 @@ impl Reference {
                 duration,
             } => {
                 if from.len() != n || to.len() != n {
-                    Some(format!(
+                    Some(count(format!(
                         "from and to need {n} entries each (have {} and {})",
                         from.len(),
                         to.len()
-                    ))
+                    )))
                 } else if !(finite(from) && finite(to) && finite(&[*start])) {
-                    Some(format!(
+                    Some(value(format!(
                         "from, to and start must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
-                    ))
+                    )))
                 } else if !(*duration >= 1e-6 && *duration <= MAX_COEFFICIENT) {
-                    Some(format!(
+                    Some(value(format!(
                         "duration must be from 1e-6 to {MAX_COEFFICIENT:e} seconds"
-                    ))
+                    )))
                 } else {
                     None
                 }
@@ -156,7 +178,9 @@ impl Reference {
                 steps,
             } => before
                 .validate(n)
-                .and_then(|()| stepped_target::validate(*bandwidth, steps, n, MAX_COEFFICIENT))
+                .and_then(|()| {
+                    stepped_target::validate(*bandwidth, ("steps", steps), n, MAX_COEFFICIENT)
+                })
                 .err(),
         };
         problem.map_or(Ok(()), Err)

@@ -10,6 +10,7 @@
 //! previous step), so replaying the same steps gives the same x_d(t) bit
 //! for bit.
 
+use crate::ReferenceError;
 use serde::{Deserialize, Serialize};
 
 /// The target `value` from `time` on (strictly after).
@@ -28,36 +29,44 @@ pub const MAX_BANDWIDTH: f64 = 1e4;
 /// Largest step time, s (the run-length budget allows far less).
 pub const MAX_TIME: f64 = 1e8;
 
-/// Checks a filter's bandwidth and its steps of `n` coordinates; says what is wrong.
-pub fn validate(bandwidth: f64, steps: &[TargetStep], n: usize, bound: f64) -> Result<(), String> {
+/// Checks a filter's bandwidth and its steps of `n` coordinates (`list`
+/// names the steps in the messages); says what is wrong.
+pub fn validate(
+    bandwidth: f64,
+    (list, steps): (&str, &[TargetStep]),
+    n: usize,
+    bound: f64,
+) -> Result<(), ReferenceError> {
     if !(bandwidth.is_finite() && bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH) {
-        return Err(format!(
+        return Err(ReferenceError::Value(format!(
             "bandwidth must be a positive number of rad/s, at most {MAX_BANDWIDTH:e}"
-        ));
+        )));
     }
     if steps.is_empty() {
-        return Err("steps needs at least one step".into());
+        return Err(ReferenceError::Value(format!(
+            "{list} needs at least one step"
+        )));
     }
     for (i, s) in steps.iter().enumerate() {
         if s.value.len() != n {
-            return Err(format!(
-                "steps[{i}].value has {} entries, needs {n}",
+            return Err(ReferenceError::Count(format!(
+                "{list}[{i}].value has {} entries, needs {n}",
                 s.value.len()
-            ));
+            )));
         }
         if !(s.time.is_finite()
             && s.time.abs() <= MAX_TIME
             && s.value.iter().all(|x| x.is_finite() && x.abs() <= bound))
         {
-            return Err(format!(
-                "steps[{i}] needs a time at most {MAX_TIME:e} s and values at most {bound:e} in magnitude"
-            ));
+            return Err(ReferenceError::Value(format!(
+                "{list}[{i}] needs a time at most {MAX_TIME:e} s and values at most {bound:e} in magnitude"
+            )));
         }
         if i > 0 && s.time <= steps[i - 1].time {
-            return Err(format!(
-                "steps[{i}].time must be after steps[{}].time",
+            return Err(ReferenceError::Value(format!(
+                "{list}[{i}].time must be after {list}[{}].time",
                 i - 1
-            ));
+            )));
         }
     }
     Ok(())
@@ -197,20 +206,19 @@ mod tests {
     #[test]
     fn bad_steps_are_named() {
         let mut s = steps();
-        assert!(validate(3.0, &s, 2, 1e8).is_ok());
-        assert!(validate(0.0, &s, 2, 1e8).unwrap_err().contains("bandwidth"));
-        assert!(validate(3.0, &s, 3, 1e8)
-            .unwrap_err()
-            .contains("steps[0].value"));
-        assert!(validate(3.0, &[], 2, 1e8)
-            .unwrap_err()
-            .contains("at least one"));
+        let problem = |bandwidth: f64, s: &[TargetStep], n: usize| {
+            validate(bandwidth, ("steps", s), n, 1e8).unwrap_err()
+        };
+        assert!(validate(3.0, ("steps", &s), 2, 1e8).is_ok());
+        assert!(problem(0.0, &s, 2).to_string().contains("bandwidth"));
+        let count = problem(3.0, &s, 3);
+        assert!(count.is_count() && count.to_string().contains("steps[0].value"));
+        assert!(problem(3.0, &[], 2).to_string().contains("at least one"));
         s[2].time = 0.9;
-        assert!(validate(3.0, &s, 2, 1e8)
-            .unwrap_err()
-            .contains("steps[2].time"));
+        let order = problem(3.0, &s, 2);
+        assert!(!order.is_count() && order.to_string().contains("steps[2].time"));
         s[2].time = 2.0;
         s[1].value[0] = f64::NAN;
-        assert!(validate(3.0, &s, 2, 1e8).unwrap_err().contains("steps[1]"));
+        assert!(problem(3.0, &s, 2).to_string().contains("steps[1]"));
     }
 }

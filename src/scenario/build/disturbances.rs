@@ -172,9 +172,8 @@ impl Scenario {
                     ..
                 } => {
                     spring_gains(*stiffness, *damping)?;
-                    stepped_target::validate(1.0, anchors, 3, MAX_POSITION).map_err(|e| {
-                        self.invalid(&key("anchors"), e.replace("steps", "anchors"))
-                    })?;
+                    stepped_target::validate(1.0, ("anchors", anchors), 3, MAX_POSITION)
+                        .map_err(|e| self.invalid(&key("anchors"), e.to_string()))?;
                     if release.is_some_and(|r| !(r.is_finite() && r >= anchors[0].time)) {
                         return Err(self.invalid(
                             &key("release"),

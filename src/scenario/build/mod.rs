@@ -463,9 +463,8 @@ impl Scenario {
             ControlError::Reference(problem) => {
                 // Which joints are coordinates, for a wrong count only (a
                 // bandwidth error came with the robot's mimic joints).
-                let counts = problem.contains("entries") || problem.contains("degrees of freedom");
                 let note = match chain {
-                    _ if !counts => String::new(),
+                    _ if !problem.is_count() => String::new(),
                     Some(c) => closed_chain::independent_note(nominal, c),
                     None => coupled_note(nominal),
                 };

@@ -32,7 +32,11 @@ pub fn variant_spectra(result: &VariantResult) -> VariantSpectra {
     let Some(first) = s.first() else {
         return VariantSpectra::default();
     };
-    let period = if s.len() >= 2 { result.sample_period } else { 0.0 };
+    let period = if s.len() >= 2 {
+        result.sample_period
+    } else {
+        0.0
+    };
     let n = s.len();
     let short_last = n >= 3 && ((s[n - 1].t - s[n - 2].t) - period).abs() > 1e-9 * period;
     let n = if short_last { n - 1 } else { n };

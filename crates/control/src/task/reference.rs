@@ -242,7 +242,8 @@ impl TaskReference {
                 crate::Reference::Terms {
                     joints: coordinates.clone(),
                 }
-                .validate(3)?;
+                .validate(3)
+                .map_err(|e| e.to_string())?;
                 if !finite_rpy(rpy) {
                     return Err(format!(
                         "rpy must be finite and at most {MAX_COEFFICIENT:e} in magnitude"
@@ -317,9 +318,10 @@ impl TaskReference {
                 before,
                 bandwidth,
                 steps,
-            } => before
-                .validate()
-                .and_then(|()| stepped_target::validate(*bandwidth, steps, 3, MAX_COEFFICIENT)),
+            } => before.validate().and_then(|()| {
+                stepped_target::validate(*bandwidth, ("steps", steps), 3, MAX_COEFFICIENT)
+                    .map_err(|e| e.to_string())
+            }),
         }
     }
 
