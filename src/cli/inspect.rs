@@ -3,10 +3,10 @@
 //! mobility, how far the configuration is from closing them); given a
 //! scenario (`.toml`), the closed chain of its `[[loop_closures]]`.
 
-use super::terminal::{noteln, outln};
+use super::terminal::outln;
 use super::{load_model, LoadArgs};
 use anyhow::{anyhow, bail, Context};
-use passivity_lab::algorithms::{check_dynamics_size, crba, Workspace};
+use passivity_lab::algorithms::Workspace;
 use passivity_lab::factorization::{ClosedChain, Projection};
 use passivity_lab::model::{Joint, LoopClosure, LoopKind, Model};
 use passivity_lab::spatial::Vec3;
@@ -76,43 +76,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let names: Vec<&str> = model.frames.iter().map(|f| f.name.as_str()).collect();
     outln!("{} frames: {}", names.len(), names.join(", "))?;
-    if let Some(joints) = joints_without_inertia(&model) {
-        let which = if joints.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ": nothing beyond {} has mass or inertia to move",
-                joints.join(", ")
-            )
-        };
-        noteln!(
-            "warning: the joint-space inertia is singular at the neutral configuration{which}; a scenario refuses this robot, and forward dynamics (ABA) divides by it"
-        );
-    }
     if !args.chain.loops.is_empty() {
         closed_chain(&model, &args.chain)?;
     }
     Ok(())
-}
-
-/// When the joint-space inertia H is singular at the neutral configuration
-/// (a massless moving leaf: the loader takes it, a scenario refuses it),
-/// the joints whose diagonal entry of H is zero to rounding; None when H is
-/// positive definite, or the model too large for the dynamics.
-fn joints_without_inertia(model: &Model) -> Option<Vec<String>> {
-    check_dynamics_size(model).ok()?;
-    let mut ws = Workspace::new(model);
-    let h = crba(model, &mut ws, &model.neutral_configuration()).clone();
-    if h.clone().cholesky().is_some() {
-        return None;
-    }
-    let scale = h.diagonal().amax();
-    Some(
-        (0..model.nv)
-            .filter(|&k| h[(k, k)] <= 1e-12 * scale)
-            .map(|k| model.bodies[model.speed_body(k)].joint_name.clone())
-            .collect(),
-    )
 }
 
 /// The closed chain of a scenario's `[[loop_closures]]`, as its run

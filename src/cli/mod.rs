@@ -16,6 +16,7 @@ mod sweep_merge;
 pub mod terminal;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use passivity_lab::algorithms::{check_dynamics_size, crba, Workspace};
 use passivity_lab::io::RunFolder;
 use passivity_lab::model::{Model, RootJoint, UrdfOptions};
 use passivity_lab::scenario::Scenario;
@@ -93,8 +94,9 @@ pub struct LoadArgs {
     mimic: bool,
 }
 
-/// Loads a URDF with a message naming the file on failure, and reports
-/// what the loader changed on stderr.
+/// Loads a URDF with a message naming the file on failure, and reports on
+/// stderr what the loader changed and a joint-space inertia that is
+/// singular (`inspect`, `bench` and `eval` all load through here).
 pub fn load_model(path: &Path, load: LoadArgs) -> anyhow::Result<Model> {
     let options = UrdfOptions {
         root: load.root.into(),
@@ -103,7 +105,40 @@ pub fn load_model(path: &Path, load: LoadArgs) -> anyhow::Result<Model> {
     };
     let model = Model::from_urdf_file(path, options)?;
     report_warnings(&model.warnings);
+    if let Some(joints) = joints_without_inertia(&model) {
+        let which = if joints.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": nothing beyond {} has mass or inertia to move",
+                joints.join(", ")
+            )
+        };
+        noteln!(
+            "warning: the joint-space inertia is singular at the neutral configuration{which}; a scenario refuses this robot, and forward dynamics (ABA) divides by it"
+        );
+    }
     Ok(model)
+}
+
+/// When the joint-space inertia H is singular at the neutral configuration
+/// (a massless moving leaf: the loader takes it, a scenario refuses it),
+/// the joints whose diagonal entry of H is zero to rounding; None when H is
+/// positive definite, or the model too large for the dynamics.
+fn joints_without_inertia(model: &Model) -> Option<Vec<String>> {
+    check_dynamics_size(model).ok()?;
+    let mut ws = Workspace::new(model);
+    let h = crba(model, &mut ws, &model.neutral_configuration()).clone();
+    if h.clone().cholesky().is_some() {
+        return None;
+    }
+    let scale = h.diagonal().amax();
+    Some(
+        (0..model.nv)
+            .filter(|&k| h[(k, k)] <= 1e-12 * scale)
+            .map(|k| model.bodies[model.speed_body(k)].joint_name.clone())
+            .collect(),
+    )
 }
 
 /// Loads a scenario (the embedded default when `path` is `None`), its robot

@@ -267,7 +267,7 @@ fn inspect_lists_the_bodies() {
 /// its joint has nothing to move: inspect says so, naming the joint, as a
 /// scenario refuses it.
 #[test]
-fn inspect_warns_of_a_joint_with_nothing_to_move() {
+fn inspect_and_bench_warn_of_a_joint_with_nothing_to_move() {
     let dir = scratch("massless-leaf");
     let inertial = r#"<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>"#;
     let joint = |name: &str, parent: &str, child: &str| {
@@ -282,12 +282,14 @@ fn inspect_warns_of_a_joint_with_nothing_to_move() {
     );
     let path = dir.join("leaf.urdf");
     std::fs::write(&path, urdf).unwrap();
+    let singular = "warning: the joint-space inertia is singular at the neutral configuration: nothing beyond j2 has mass or inertia to move";
     let (out, err) = run_ok(&["inspect", path.to_str().unwrap()]);
     assert!(out.contains("nv = 2"), "{out}");
-    assert!(
-        err.contains("warning: the joint-space inertia is singular at the neutral configuration: nothing beyond j2 has mass or inertia to move"),
-        "{err}"
-    );
+    assert!(err.contains(singular), "{err}");
+    // bench times such a model too, with the same warning first.
+    let (out, err) = run_ok(&["bench", "--model", path.to_str().unwrap(), "--only", "rnea"]);
+    assert!(out.contains("rnea"), "{out}");
+    assert!(err.contains(singular), "{err}");
 }
 
 #[test]
