@@ -60,6 +60,20 @@ pub fn vector_out<'py>(py: Python<'py>, x: &[f64]) -> Bound<'py, PyArray1<f64>> 
     PyArray1::from_slice(py, x)
 }
 
+/// The configuration `q` of `model` ([`vector`] of length nq), a free
+/// root's quaternion long enough to be a rotation (a zero one gave NaN
+/// results, blamed on overflow).
+pub fn configuration<'a>(
+    q: &'a Bound<'_, PyAny>,
+    model: &passivity_lab::model::Model,
+) -> PyResult<Cow<'a, [f64]>> {
+    let values = vector(q, "q", model.nq)?;
+    match model.degenerate_quaternion(&values) {
+        Some(problem) => Err(PyValueError::new_err(problem.to_string())),
+        None => Ok(values),
+    }
+}
+
 /// A new `rows x cols` array holding `m` (Fortran order: one memcpy).
 pub fn matrix_out<'py>(py: Python<'py>, m: &DMatrix<f64>) -> Bound<'py, PyArray2<f64>> {
     column_major_out(py, m.nrows(), m.ncols(), m.as_slice())

@@ -6,7 +6,7 @@
 //! model's speed order (`model.idx_vs`), a free root's speeds
 //! `[angular; linear]` in the base frame.
 
-use crate::arrays::{finite_result, inputs, result_matrix, result_vector, vector};
+use crate::arrays::{configuration, finite_result, inputs, result_matrix, result_vector, vector};
 use crate::data::Data;
 use crate::model::Model;
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
@@ -35,7 +35,7 @@ fn rnea<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (q, v, a) = (
-        vector(q, "q", m.nq)?,
+        configuration(q, m)?,
         vector(v, "v", m.nv)?,
         vector(a, "a", m.nv)?,
     );
@@ -51,7 +51,7 @@ fn gravity<'py>(
     q: &Bound<'py, PyAny>,
 ) -> PyResult<Vector<'py>> {
     data.check(&model)?;
-    let q = vector(q, "q", model.inner.nq)?;
+    let q = configuration(q, &model.inner)?;
     let g = generalized_gravity(&model.inner, &mut data.ws, &q);
     result_vector(model.py(), "gravity", g.as_slice(), "q")
 }
@@ -64,7 +64,7 @@ fn crba<'py>(
     q: &Bound<'py, PyAny>,
 ) -> PyResult<Matrix<'py>> {
     data.check(&model)?;
-    let q = vector(q, "q", model.inner.nq)?;
+    let q = configuration(q, &model.inner)?;
     let h = lib_crba(&model.inner, &mut data.ws, &q);
     result_matrix(model.py(), "crba", None, h, "q")
 }
@@ -81,7 +81,7 @@ fn aba<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (q, v, tau) = (
-        vector(q, "q", m.nq)?,
+        configuration(q, m)?,
         vector(v, "v", m.nv)?,
         vector(tau, "tau", m.nv)?,
     );
@@ -103,7 +103,7 @@ fn coriolis_matrix<'py>(
 ) -> PyResult<Matrix<'py>> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let c = f.coriolis_matrix(m, ws, &q, &v);
     result_matrix(py, "coriolis_matrix", None, c, &inputs("q, v", beta))
@@ -123,7 +123,7 @@ fn coriolis_all<'py>(
 ) -> PyResult<(Matrix<'py>, Matrix<'py>, Matrix<'py>)> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let given = inputs("q, v", beta);
     let out = |name: &str, x: &nalgebra::DMatrix<f64>| {
@@ -154,7 +154,7 @@ fn christoffel_symbols<'py>(
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
-    let q = vector(q, "q", m.nq)?;
+    let q = configuration(q, m)?;
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let n = m.nv;
     // SAFETY: connection_coefficients writes all nv^3 entries (C order:
@@ -185,7 +185,7 @@ fn slotine_li_torque<'py>(
 ) -> PyResult<Vector<'py>> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     let (v_r, a_r) = (vector(v_r, "v_r", m.nv)?, vector(a_r, "a_r", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let tau = f.slotine_li_torque(m, ws, &q, &v, &v_r, &a_r);
@@ -206,7 +206,7 @@ fn regressor<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (q, v, a) = (
-        vector(q, "q", m.nq)?,
+        configuration(q, m)?,
         vector(v, "v", m.nv)?,
         vector(a, "a", m.nv)?,
     );
@@ -224,7 +224,7 @@ fn kinetic_energy(
 ) -> PyResult<f64> {
     data.check(&model)?;
     let m = &model.inner;
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     let e = lib_kinetic(m, &mut data.ws, &q, &v);
     finite_result("kinetic_energy", None, &[e], "q, v")?;
     Ok(e)
@@ -238,7 +238,7 @@ fn potential_energy(
     q: &Bound<'_, PyAny>,
 ) -> PyResult<f64> {
     data.check(&model)?;
-    let q = vector(q, "q", model.inner.nq)?;
+    let q = configuration(q, &model.inner)?;
     let e = lib_potential(&model.inner, &mut data.ws, &q);
     finite_result("potential_energy", None, &[e], "q")?;
     Ok(e)
@@ -259,7 +259,7 @@ fn diagnostics<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     let (ws, f) = data.factorization(&model, factorization, beta)?;
     let d = diagnose(m, ws, &q, &v, f);
     let given = inputs("q, v", beta);

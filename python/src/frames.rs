@@ -4,7 +4,9 @@
 //! Jacobian rows are `[angular; linear]` at the frame origin, in the
 //! frame's axes ("local") or the world's ("world_aligned").
 
-use crate::arrays::{column_major_out, finite_result, result_matrix, result_vector, vector};
+use crate::arrays::{
+    column_major_out, configuration, finite_result, result_matrix, result_vector, vector,
+};
 use crate::data::Data;
 use crate::model::Model;
 use numpy::{PyArray1, PyArray2};
@@ -41,7 +43,7 @@ fn frame_placement<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let f = model.frame_index(frame)?;
-    let q = vector(q, "q", m.nq)?;
+    let q = configuration(q, m)?;
     lib_fk(m, &mut data.ws, &q);
     let x = lib_placement(m, &data.ws, f);
     finite_result("frame_placement", Some("R"), x.rot.as_slice(), "q")?;
@@ -64,7 +66,7 @@ fn frame_jacobian<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (f, axes) = (model.frame_index(frame)?, axes(reference)?);
-    let q = vector(q, "q", m.nq)?;
+    let q = configuration(q, m)?;
     lib_fk(m, &mut data.ws, &q);
     let j = lib_jacobian(m, &mut data.ws, f, axes);
     result_matrix(py, "frame_jacobian", None, j, "q")
@@ -84,7 +86,7 @@ fn frame_jacobian_time_derivative<'py>(
     data.check(&model)?;
     let (m, py) = (&model.inner, model.py());
     let (f, axes) = (model.frame_index(frame)?, axes(reference)?);
-    let (q, v) = (vector(q, "q", m.nq)?, vector(v, "v", m.nv)?);
+    let (q, v) = (configuration(q, m)?, vector(v, "v", m.nv)?);
     lib_jacobian_dot(m, &mut data.ws, &q, &v, f, axes);
     let function = "frame_jacobian_time_derivative";
     Ok((
@@ -124,7 +126,7 @@ fn lambda_inv<'py>(
         .iter()
         .map(|f| model.frame_index(f))
         .collect::<PyResult<Vec<usize>>>()?;
-    let q = vector(q, "q", m.nq)?;
+    let q = configuration(q, m)?;
     let data = &mut *data;
     if data.operational.is_none() || data.end_frames != ids {
         data.operational = Some(OperationalSpaceWorkspace::new(m, &ids));
@@ -144,7 +146,7 @@ fn forward_kinematics(
     q: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     data.check(&model)?;
-    let q = vector(q, "q", model.inner.nq)?;
+    let q = configuration(q, &model.inner)?;
     lib_fk(&model.inner, &mut data.ws, &q);
     Ok(())
 }

@@ -492,3 +492,27 @@ def test_lambda_inv_refuses_more_frames_than_it_can_hold(panda):
     model, data = panda
     with pytest.raises(ValueError, match="^frames: at most 256 frames"):
         pl.lambda_inv(model, data, model.neutral(), ["panda_hand"] * 10_000)
+
+
+@pytest.fixture(scope="module")
+def solo():
+    model = pl.Model.from_urdf(str(ROBOTS / "solo_description/robots/solo12.urdf"), root="free")
+    return model, model.create_data()
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("norm", [0.0, 1e-5])
+def test_a_free_root_quaternion_that_holds_no_rotation_is_refused_naming_it(solo, name, norm):
+    """A zero quaternion gave NaN results, blamed on overflow of the inputs."""
+    model, data = solo
+    names, others = FUNCTIONS[name]
+    given = {n: np.full(model.nv, 0.3) for n in names}
+    q = model.neutral()
+    q[3:7] = [0.0, 0.0, 0.0, norm]
+    given["q"] = q
+    others = {k: (0 if k == "frame" else [0]) for k in others}
+    with pytest.raises(
+        ValueError,
+        match=r"^q\[3\.\.7\], the quaternion \(x, y, z, w\) of free joint '.*', has norm .*: give a rotation",
+    ):
+        getattr(pl, name)(model, data, **given, **others)

@@ -13,7 +13,7 @@ mod stance;
 mod task;
 
 use crate::control::{ControlError, Controller, Reference, Task};
-use crate::model::{Joint, Model};
+use crate::model::Model;
 use crate::scenario::{PlantKind, Scenario, ScenarioError, ScenarioWarning, Variant, VariantSpec};
 use crate::sim::{
     ContactPlant, ControlMode, Disturbance, Integrator, RapierPlant, Simulation, Stepping, BLOW_UP,
@@ -25,11 +25,6 @@ pub(crate) use model_cache::ModelCache;
 /// the robot is no estimate (1e300 was taken, and the step check then
 /// advised a step of 0 s).
 pub const MAX_ESTIMATE_SCALE: f64 = 1e3;
-
-/// The smallest norm of a free joint's quaternion in `initial.q`: below
-/// it the numbers hold no rotation (the simulation normalizes every step;
-/// a zero quaternion cannot be).
-pub const MIN_QUATERNION_NORM: f64 = 1e-3;
 
 /// What an error about the record period adds: the period a scenario that
 /// does not give one gets.
@@ -152,7 +147,8 @@ impl Scenario {
 
     /// The initial state `[initial]` (default: the neutral configuration at
     /// rest), each number within the simulation's blow-up magnitude, a free
-    /// joint's quaternion of norm at least [`MIN_QUATERNION_NORM`].
+    /// joint's quaternion of norm at least
+    /// [`MIN_QUATERNION_NORM`](crate::model::MIN_QUATERNION_NORM).
     fn initial_state(&self, nominal: &Model) -> Result<(Vec<f64>, Vec<f64>), ScenarioError> {
         let initial = &self.file.initial;
         // A state beyond the simulation's blow-up magnitude would stop the
@@ -176,19 +172,8 @@ impl Scenario {
         };
         // A free joint's quaternion must be a rotation: a zero one made the
         // first torque NaN, reported as a divergence at t = 0 elsewhere.
-        for body in nominal.bodies.iter().filter(|b| b.joint == Joint::Free) {
-            let at = body.q_index + 3;
-            let norm = q0[at..at + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
-            if norm < MIN_QUATERNION_NORM {
-                return Err(self.invalid(
-                    "initial.q",
-                    format!(
-                        "q[{at}..{}], the quaternion (x, y, z, w) of free joint '{}', has norm {norm:e}: give a rotation, e.g. [0, 0, 0, 1]",
-                        at + 4,
-                        body.joint_name
-                    ),
-                ));
-            }
+        if let Some(problem) = nominal.degenerate_quaternion(&q0) {
+            return Err(self.invalid("initial.q", problem.to_string()));
         }
         let v0 = match (&initial.v, &initial.task_velocity) {
             (Some(_), Some(_)) => {

@@ -6,7 +6,57 @@
 use super::{Joint, Model};
 use crate::spatial::{quaternion_to_matrix, Mat3, Vec3};
 
+/// The smallest norm of a free joint's quaternion that holds a rotation:
+/// the dynamics normalize it, and a zero quaternion cannot be (its
+/// placement is NaN).
+pub const MIN_QUATERNION_NORM: f64 = 1e-3;
+
+/// A free joint's quaternion too short to be a rotation, found by
+/// [`Model::degenerate_quaternion`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct DegenerateQuaternion {
+    /// Its first index in q (x, y, z, w follow).
+    pub at: usize,
+    /// Its norm (NaN when an entry is not finite).
+    pub norm: f64,
+    /// The free joint's name.
+    pub joint: String,
+}
+
+impl std::fmt::Display for DegenerateQuaternion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "q[{}..{}], the quaternion (x, y, z, w) of free joint '{}', has norm {:e}: give a rotation, e.g. [0, 0, 0, 1]",
+            self.at,
+            self.at + 4,
+            self.joint,
+            self.norm
+        )
+    }
+}
+
 impl Model {
+    /// The first free joint whose quaternion in `q` has a norm below
+    /// [`MIN_QUATERNION_NORM`] (or is not finite), if any.
+    ///
+    /// # Panics
+    /// If `q` has fewer than `self.nq` entries.
+    pub fn degenerate_quaternion(&self, q: &[f64]) -> Option<DegenerateQuaternion> {
+        self.bodies
+            .iter()
+            .filter(|b| b.joint == Joint::Free)
+            .find_map(|b| {
+                let at = b.q_index + 3;
+                let norm = q[at..at + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
+                (!(norm >= MIN_QUATERNION_NORM)).then(|| DegenerateQuaternion {
+                    at,
+                    norm,
+                    joint: b.joint_name.clone(),
+                })
+            })
+    }
+
     /// `q` moved by the speeds `v` held constant for time `dt`: the exact
     /// flow for joint coordinates and for the free root (SE(3) exponential
     /// of the body twist). The root quaternion is re-normalized.

@@ -31,6 +31,7 @@ pub(crate) use builtin::SplitMix64;
 pub use builtin::{planar_two_link_arm, point_mass, random_tree, RandomTreeOptions};
 pub(crate) use clusters::Cluster;
 pub use clusters::ClusterTree;
+pub use configuration::{DegenerateQuaternion, MIN_QUATERNION_NORM};
 pub use error::ModelError;
 pub use inertia_check::{
     inertia_scale, nearest_physical_moments, NEGLIGIBLE_INERTIA_CHANGE, ROUNDING_INERTIA_CHANGE,
