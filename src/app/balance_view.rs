@@ -196,10 +196,11 @@ pub fn balance_section(
                 &mut settings.show,
                 "CoM, support polygon, friction cones, distributed forces, desired wrench",
             );
-            ui.add(
-                egui::Slider::new(&mut settings.meters_per_newton_meter, 1e-3..=1.0)
-                    .logarithmic(true)
-                    .text("m per N m (moment)"),
+            super::number_fields::slider(
+                ui,
+                &mut settings.meters_per_newton_meter,
+                1e-3..=1.0,
+                |s| s.logarithmic(true).text("m per N m (moment)"),
             );
             ui.small("forces at the Contacts section's m per N");
             for (i, (g, v)) in state.variants.iter().zip(&session.variants).enumerate() {

@@ -66,6 +66,20 @@ impl PanelMargins {
         );
         (UVec2::new(left, 0), viewport)
     }
+
+    /// Whether the pointer is on egui rather than on the 3-D view: over an
+    /// egui window or a widget in use, or over one of the panels. The
+    /// panels are on egui's background layer, which egui does not count
+    /// as over egui, so the wheel over the controls zoomed the camera as it
+    /// scrolled them.
+    pub fn pointer_on_egui(&self, egui: Option<&EguiWantsInput>, window: Option<&Window>) -> bool {
+        let on_panel = window.is_some_and(|w| {
+            w.cursor_position().is_some_and(|c| {
+                c.x < self.left || c.x > w.width() - self.right || c.y > w.height() - self.bottom
+            })
+        });
+        on_panel || egui.is_some_and(|e| e.wants_pointer_input())
+    }
 }
 
 /// The orbit that frames the current session (R), and for the point mass
@@ -363,6 +377,10 @@ fn orbit(
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     egui: Option<Res<EguiWantsInput>>,
+    (margins, windows): (
+        Option<Res<PanelMargins>>,
+        Query<&Window, With<PrimaryWindow>>,
+    ),
     home: Option<Res<HomeView>>,
     interaction: Option<Res<super::interaction::InteractionState>>,
     mut cameras: Query<&mut OrbitCamera>,
@@ -371,7 +389,11 @@ fn orbit(
     let touching = interaction.is_some_and(|i| i.grab.is_some())
         || keys.pressed(KeyCode::ControlLeft)
         || keys.pressed(KeyCode::ControlRight);
-    let egui_pointer = egui.as_ref().is_some_and(|e| e.wants_pointer_input());
+    let egui_pointer = margins
+        .as_deref()
+        .copied()
+        .unwrap_or_default()
+        .pointer_on_egui(egui.as_deref(), windows.single().ok());
     let egui_keys = egui.as_ref().is_some_and(|e| e.wants_keyboard_input());
     for mut c in &mut cameras {
         if let (Some(h), false) = (&home, egui_keys) {

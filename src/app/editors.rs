@@ -2,11 +2,13 @@
 //! factorization, estimate, payload). Each returns whether the user changed
 //! something; the session then applies the edited file.
 
+use super::number_fields;
 use crate::control::TaskKind;
 use crate::scenario::{
-    AdaptationLawSpec, AdaptationSpec, BoundsSpec, ControllerSpec, EstimateSpec, FactorizationSpec,
-    Gain, PayloadSpec, TaskSpec,
+    AdaptationLawSpec, AdaptationSpec, BalanceDefaults, BoundsSpec, ControllerSpec, EstimateSpec,
+    FactorizationSpec, Gain, PayloadSpec, TaskSpec,
 };
+use crate::sim::BLOW_UP;
 use bevy_egui::egui;
 
 /// A gain: one value for all joints, or one per joint.
@@ -15,16 +17,10 @@ pub fn gain(ui: &mut egui::Ui, label: &str, gain: &mut Gain) -> bool {
     ui.horizontal_wrapped(|ui| {
         ui.label(label);
         match gain {
-            Gain::All(x) => {
-                changed |= ui
-                    .add(egui::DragValue::new(x).speed(0.1).range(0.0..=1e4))
-                    .changed();
-            }
+            Gain::All(x) => changed |= number_fields::value(ui, x, 0.0..=BLOW_UP, 0.1),
             Gain::Each(values) => {
                 for x in values.iter_mut() {
-                    changed |= ui
-                        .add(egui::DragValue::new(x).speed(0.1).range(0.0..=1e4))
-                        .changed();
+                    changed |= number_fields::value(ui, x, 0.0..=BLOW_UP, 0.1);
                 }
             }
         }
@@ -46,7 +42,7 @@ pub fn time_window(
             *window = None;
         } else {
             let w = window.get_or_insert(default);
-            ui.add(egui::Slider::new(w, range).text("s shown"));
+            number_fields::slider(ui, w, range, |s| s.text("s shown"));
         }
     });
 }
@@ -59,14 +55,34 @@ fn first(g: &Gain) -> f64 {
     }
 }
 
-const LAWS: [(&str, &str); 6] = [
+const LAWS: [(&str, &str); 9] = [
     ("slotine_li", "Slotine-Li"),
     ("pd_plus", "PD+"),
     ("computed_torque", "computed torque"),
     ("task_slotine_li", "task: Cartesian Slotine-Li"),
     ("operational_slotine_li", "task: operational Slotine-Li"),
     ("operational_pd_plus", "task: operational PD+"),
+    ("stance_slotine_li", "stance: Slotine-Li"),
+    ("stance_pd_plus", "stance: PD+"),
+    ("balance", "stance: balance (CoM and base springs)"),
 ];
+
+/// The laws that stand on a `[stance]`, and why they need one.
+const STANCE_LAWS: [(&str, &str); 3] = [
+    ("stance_slotine_li", NEEDS_A_STANCE),
+    ("stance_pd_plus", NEEDS_A_STANCE),
+    ("balance", NEEDS_A_STANCE),
+];
+const NEEDS_A_STANCE: &str = "needs a [stance]: the contacts the robot stands on";
+
+/// What the scenario offers the controller editor.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    /// It has `[[loop_closures]]`: only the laws a closed chain runs.
+    pub closed_chain: bool,
+    /// It has a `[stance]`: the stance laws can be chosen.
+    pub stance: bool,
+}
 
 /// What a closed chain cannot take, by key, and why: its controllers act
 /// in the independent joints or on a task with as many coordinates as the
@@ -138,25 +154,34 @@ fn posture_gain(ui: &mut egui::Ui, label: &str, g: &mut Gain, closed_chain: bool
     false
 }
 
-/// The control law and its gains (`closed_chain`: only what a closed
-/// chain runs can be chosen).
+/// The control law and its gains (only what the scenario's `setting` runs
+/// can be chosen). A law chosen again gets back the gains it had (those of
+/// the file, or as last edited), so a standing robot switched to a joint
+/// law can return to its stance law as it was.
 pub fn controller(
     ui: &mut egui::Ui,
     id: &str,
     spec: &mut ControllerSpec,
-    closed_chain: bool,
+    setting: Setting,
 ) -> bool {
-    let law = choose(
-        ui,
-        ("law", id),
-        &LAWS,
-        spec.kind(),
-        unavailable(closed_chain),
-    );
+    let closed_chain = setting.closed_chain;
+    let mut unavailable_laws = unavailable(closed_chain).to_vec();
+    if !setting.stance {
+        unavailable_laws.extend(STANCE_LAWS);
+    }
+    let law = choose(ui, ("law", id), &LAWS, spec.kind(), &unavailable_laws);
     let mut changed = false;
     if law != spec.kind() {
         changed = true;
-        *spec = new_law(law, spec, closed_chain);
+        let memory = egui::Id::new(("laws as last set", id));
+        let mut set: Vec<ControllerSpec> = ui.data(|d| d.get_temp(memory)).unwrap_or_default();
+        let recalled = set
+            .iter()
+            .position(|c| c.kind() == law)
+            .map(|i| set.remove(i));
+        let fresh = recalled.unwrap_or_else(|| new_law(law, spec, closed_chain));
+        set.push(std::mem::replace(spec, fresh));
+        ui.data_mut(|d| d.insert_temp(memory, set));
     }
     match spec {
         ControllerSpec::SlotineLi {
@@ -313,6 +338,25 @@ fn new_law(law: &str, old: &ControllerSpec, closed_chain: bool) -> ControllerSpe
             gamma: Gain::All(1.0),
             bounds: None,
         },
+        "stance_slotine_li" => ControllerSpec::StanceSlotineLi {
+            lambda: Gain::All(5.0),
+            kd: joint_kd,
+            adaptation: Default::default(),
+            gamma: Gain::All(1.0),
+            bounds: None,
+        },
+        "stance_pd_plus" => ControllerSpec::StancePdPlus {
+            kp: Gain::All(5.0 * first(&joint_kd)),
+            kd: joint_kd,
+        },
+        "balance" => ControllerSpec::Balance {
+            com_stiffness: BalanceDefaults::com_stiffness(),
+            com_damping: BalanceDefaults::com_damping(),
+            rotation_stiffness: BalanceDefaults::rotation_stiffness(),
+            rotation_damping: BalanceDefaults::rotation_damping(),
+            posture_stiffness: BalanceDefaults::posture_stiffness(),
+            posture_damping: BalanceDefaults::posture_damping(),
+        },
         "operational_slotine_li" => ControllerSpec::OperationalSlotineLi {
             lambda: Gain::All(5.0),
             kd: Gain::All(50.0),
@@ -380,17 +424,14 @@ pub fn factorization(
     }
     match spec {
         FactorizationSpec::Torsion { beta, triples, .. } => {
-            changed |= ui
-                .add(egui::Slider::new(beta, -10.0..=10.0).text("β"))
-                .changed();
+            changed |= number_fields::slider(ui, beta, -10.0..=10.0, |s| s.text("β")).changed();
             ui.small(match triples {
                 Some(t) => format!("on {} index triples", t.len()),
                 None => "on every index triple i < j < k".into(),
             });
         }
         FactorizationSpec::TaskTorsion { beta, triples } => {
-            changed |= ui
-                .add(egui::Slider::new(beta, -1000.0..=1000.0).text("β (N s/m)"))
+            changed |= number_fields::slider(ui, beta, -1000.0..=1000.0, |s| s.text("β (N s/m)"))
                 .changed();
             ui.small(match triples {
                 Some(t) => format!("on {} task-coordinate triples", t.len()),
@@ -423,9 +464,10 @@ pub fn task(ui: &mut egui::Ui, task: &mut TaskSpec) -> bool {
             .radio_value(&mut task.kind, TaskKind::Pose, "pose")
             .changed();
     });
-    changed |= ui
-        .add(egui::Slider::new(&mut task.damping, 0.0..=0.5).text("singularity damping"))
-        .changed();
+    changed |= number_fields::slider(ui, &mut task.damping, 0.0..=0.5, |s| {
+        s.text("singularity damping")
+    })
+    .changed();
     changed
 }
 
@@ -448,14 +490,8 @@ pub fn payload(
     }
     if let Some(p) = payload {
         ui.horizontal(|ui| {
-            changed |= ui
-                .add(
-                    egui::DragValue::new(&mut p.mass)
-                        .speed(0.05)
-                        .range(0.0..=100.0)
-                        .suffix(" kg"),
-                )
-                .changed();
+            changed |= number_fields::value(ui, &mut p.mass, 0.0..=100.0, 0.05);
+            ui.label("kg");
             egui::ComboBox::from_id_salt(("payload link", id))
                 .selected_text(p.link.clone())
                 .show_ui(ui, |ui| {
@@ -470,9 +506,9 @@ pub fn payload(
 
 /// The controller's model: scale of every inertial parameter and a payload guess.
 pub fn estimate(ui: &mut egui::Ui, id: &str, spec: &mut EstimateSpec, links: &[String]) -> bool {
-    let mut changed = ui
-        .add(egui::Slider::new(&mut spec.scale, 0.2..=2.0).text("inertia scale"))
-        .changed();
+    let mut changed =
+        number_fields::slider(ui, &mut spec.scale, 0.2..=2.0, |s| s.text("inertia scale"))
+            .changed();
     changed |= payload(ui, id, &mut spec.payload, links);
     changed
 }

@@ -10,7 +10,7 @@
 //! The mouse becomes [`PointerInput`] messages (world rays); the logic
 //! reads only those, so tests drive it with synthetic rays.
 
-use super::camera::OrbitCamera;
+use super::camera::{OrbitCamera, PanelMargins};
 use super::picking::Picker;
 use super::robot_view::{point, ViewLayout};
 use super::session::{Session, SessionSystems};
@@ -148,7 +148,7 @@ fn dvec(v: Vec3) -> DVec3 {
 fn read_pointer(
     buttons: Option<Res<ButtonInput<MouseButton>>>,
     keys: Option<Res<ButtonInput<KeyCode>>>,
-    egui: Option<Res<EguiWantsInput>>,
+    (egui, margins): (Option<Res<EguiWantsInput>>, Option<Res<PanelMargins>>),
     state: Res<InteractionState>,
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
@@ -158,7 +158,8 @@ fn read_pointer(
         return;
     };
     let phase = if buttons.just_pressed(MouseButton::Left) {
-        if egui.is_some_and(|e| e.wants_pointer_input()) {
+        let margins = margins.as_deref().copied().unwrap_or_default();
+        if margins.pointer_on_egui(egui.as_deref(), windows.single().ok()) {
             return;
         }
         PointerPhase::Press

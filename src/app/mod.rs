@@ -41,11 +41,13 @@ pub mod contacts;
 pub mod divergence_plot;
 pub mod editors;
 pub mod file_dialog;
+pub mod fonts;
 pub mod inertia_view;
 pub mod interaction;
 pub mod layout;
 pub mod lyapunov_plot;
 pub mod markdown;
+pub mod number_fields;
 pub mod panels;
 pub mod picking;
 pub mod plots;
@@ -146,6 +148,7 @@ impl Plugin for LabPlugins {
             recording::RecordingPlugin,
             shortcut_help::ShortcutHelpPlugin,
             file_dialog::FileDialogPlugin,
+            fonts::FontsPlugin,
         ));
     }
 }

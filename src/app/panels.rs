@@ -12,6 +12,7 @@ use super::file_dialog::FileDialog;
 use super::inertia_view::{inertia_section, InertiaViewSettings, InertiaViewState};
 use super::interaction::{DragScope, InteractionSettings};
 use super::layout::{show_edge_panel, Edge, EdgePanel, Layout, PlotsDock};
+use super::number_fields;
 use super::recording::Recorder;
 use super::robot_view::{Arrangement, ViewLayout};
 use super::session::{
@@ -96,6 +97,7 @@ pub fn left_panel(
     };
     let mut open = view.panels.controls_open;
     let width = show_edge_panel(ctx, spec, &mut open, |ui| {
+        messages_section(ui, &mut s);
         scenario_section(ui, &mut s, &mut state);
         lesson_section(ui, &mut s);
         playback_section(ui, &mut s);
@@ -263,11 +265,9 @@ fn playback_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                     s.commands.write(SessionCommand::Reset);
                 }
             });
-            ui.add(
-                egui::Slider::new(&mut s.playback.speed, 0.05..=20.0)
-                    .logarithmic(true)
-                    .text("× real time"),
-            );
+            number_fields::slider(ui, &mut s.playback.speed, 0.05..=20.0, |s| {
+                s.logarithmic(true).text("× real time")
+            });
             let (t, d) = (s.session.time(), s.session.duration);
             ui.add(egui::ProgressBar::new((t / d) as f32).text(format!("t = {t:.2} s of {d} s")));
             let f = s.playback.last_frame;
@@ -284,7 +284,19 @@ fn playback_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                 );
             }
             if s.session.finished() {
-                ui.label("The run is over: Reset to run it again.");
+                let diverged = s.session.variants.iter().filter(|v| v.divergence.is_some());
+                let first = diverged.clone().filter_map(|v| v.divergence.as_ref()).map(|d| d.time);
+                match (diverged.count(), first.reduce(f64::min)) {
+                    (n, Some(t)) if n == s.session.variants.len() => ui.colored_label(
+                        egui::Color32::LIGHT_RED,
+                        format!("Every variant diverged, the first at t = {t:.3} s (their readings are the last before it); ⟲ Reset goes back to t = 0."),
+                    ),
+                    (n, Some(_)) => ui.label(format!(
+                        "The run is over ({n} of {} variants diverged, see below); ⟲ Reset goes back to t = 0.",
+                        s.session.variants.len()
+                    )),
+                    _ => ui.label("The run is over; ⟲ Reset goes back to t = 0."),
+                };
             }
         });
 }
@@ -303,7 +315,11 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
             ui.separator();
             ui.label(egui::RichText::new("Controller").strong());
             let chain = !s.session.draft.loop_closures.is_empty();
-            changed |= editors::controller(ui, "base", &mut s.session.draft.controller, chain);
+            let setting = editors::Setting {
+                closed_chain: chain,
+                stance: s.session.draft.stance.is_some(),
+            };
+            changed |= editors::controller(ui, "base", &mut s.session.draft.controller, setting);
             let uses_base = s.session.draft.variants.is_empty()
                 || s.session
                     .draft
@@ -347,7 +363,7 @@ fn variants_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
                         changed |= editors::factorization(ui, &spec.name, f, chain);
                     }
                     if let Some(c) = &mut spec.controller {
-                        changed |= editors::controller(ui, &spec.name, c, chain);
+                        changed |= editors::controller(ui, &spec.name, c, setting);
                     }
                 });
             }
@@ -449,11 +465,9 @@ fn view_section(ui: &mut egui::Ui, s: &mut SessionAccess, view: &mut ViewSetting
                 "operational-space inertia ellipsoid",
             );
             if let Some(scale) = &mut task.ellipsoid_scale {
-                ui.add(
-                    egui::Slider::new(scale, 1e-4..=1.0)
-                        .logarithmic(true)
-                        .text("m per kg"),
-                );
+                number_fields::slider(ui, scale, 1e-4..=1.0, |s| {
+                    s.logarithmic(true).text("m per kg")
+                });
             }
             for (i, st) in view.readout.variants.iter().enumerate() {
                 let m = st.effective_masses;
@@ -487,11 +501,9 @@ fn contacts_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Contact
                 &mut settings.show,
                 "contact points, normals and force arrows",
             );
-            ui.add(
-                egui::Slider::new(&mut settings.meters_per_newton, 1e-4..=0.1)
-                    .logarithmic(true)
-                    .text("m per N"),
-            );
+            number_fields::slider(ui, &mut settings.meters_per_newton, 1e-4..=0.1, |s| {
+                s.logarithmic(true).text("m per N")
+            });
             for (i, v) in s.session.variants.iter().enumerate() {
                 let now = crate::sim::total_normal_force(v.sim.contacts());
                 let stats = v.sim.contact_stats();
@@ -523,16 +535,16 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
                 .iter()
                 .map(|b| b.inertia.mass)
                 .sum();
-            ui.add(
-                egui::Slider::new(&mut settings.stiffness_per_kg, 1.0..=2000.0)
-                    .logarithmic(true)
-                    .text("N/m per kg"),
-            )
+            number_fields::slider(ui, &mut settings.stiffness_per_kg, 1.0..=2000.0, |s| {
+                s.logarithmic(true).text("N/m per kg")
+            })
             .on_hover_text(format!(
                 "spring stiffness {:.0} N/m for this {mass:.2} kg robot",
                 settings.stiffness_per_kg * mass
             ));
-            ui.add(egui::Slider::new(&mut settings.damping_ratio, 0.0..=2.0).text("damping ratio"));
+            number_fields::slider(ui, &mut settings.damping_ratio, 0.0..=2.0, |s| {
+                s.text("damping ratio")
+            });
             ui.horizontal(|ui| {
                 ui.radio_value(&mut settings.scope, DragScope::AllVariants, "all variants");
                 ui.radio_value(
@@ -548,10 +560,11 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
             let step_limit = crate::sim::max_reference_bandwidth(dt);
             let fastest = step_limit.min(40.0);
             settings.bandwidth = settings.bandwidth.min(fastest);
-            ui.add(
-                egui::Slider::new(&mut settings.bandwidth, 0.5f64.min(fastest)..=fastest)
-                    .logarithmic(true)
-                    .text("target filter, rad/s"),
+            number_fields::slider(
+                ui,
+                &mut settings.bandwidth,
+                0.5f64.min(fastest)..=fastest,
+                |s| s.logarithmic(true).text("target filter, rad/s"),
             )
             .on_hover_text(format!(
                 "natural frequency of the critically damped filter on the dragged target; this scenario's step of {} ms follows up to {step_limit:.1} rad/s (a faster filter's transient spans only a few steps)",
@@ -646,22 +659,42 @@ fn output_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
             for (t, what) in &s.session.edits {
                 ui.small(format!("t = {t:.2} s: {what}"));
             }
-            let mut clear = false;
-            for n in s.notices.items.iter().rev().take(8) {
-                let color = match n.severity {
-                    Severity::Info => egui::Color32::LIGHT_GREEN,
-                    Severity::Warning => egui::Color32::ORANGE,
-                    Severity::Error => egui::Color32::LIGHT_RED,
-                };
-                ui.colored_label(color, &n.text);
-            }
-            if !s.notices.items.is_empty() {
-                clear = ui.small_button("clear messages").clicked();
-            }
-            if clear {
-                s.notices.items.clear();
-            }
         });
+}
+
+/// The newest messages (what failed, what deserves a look, what was
+/// written), first in the panel: an error from Open or an edit was shown
+/// at the panel's end, below the window's edge, so nothing seemed to happen.
+fn messages_section(ui: &mut egui::Ui, s: &mut SessionAccess) {
+    const SHOWN: usize = 5;
+    let items = &s.notices.items;
+    if items.is_empty() {
+        return;
+    }
+    let mut clear = false;
+    ui.horizontal(|ui| {
+        ui.strong("Messages");
+        ui.small("newest first");
+        clear = ui.small_button("clear").clicked();
+    });
+    for n in items.iter().rev().take(SHOWN) {
+        let color = match n.severity {
+            Severity::Info => egui::Color32::LIGHT_GREEN,
+            Severity::Warning => egui::Color32::ORANGE,
+            Severity::Error => egui::Color32::LIGHT_RED,
+        };
+        ui.colored_label(color, &n.text);
+    }
+    if items.len() > SHOWN {
+        ui.small(format!(
+            "{} older (in the log on standard error)",
+            items.len() - SHOWN
+        ));
+    }
+    ui.separator();
+    if clear {
+        s.notices.items.clear();
+    }
 }
 
 fn shortcuts(

@@ -875,7 +875,13 @@ fn handle_commands(
                             notices.info("applied; the run restarted");
                         }
                     }
-                    Err(e) => notices.error(format!("not applied: {e}")),
+                    Err(e) => {
+                        // The editors show what runs, not the refused edit.
+                        session.draft = session.scenario.file.clone();
+                        notices.error(format!(
+                            "not applied: {e} (the editors show the running settings again)"
+                        ));
+                    }
                 }
             }
             SessionCommand::Reset => {

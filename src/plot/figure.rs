@@ -23,7 +23,9 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+/// DejaVu Sans (its license beside it in assets/fonts): the figures' font,
+/// and the app's for the glyphs egui's own fonts lack.
+pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Size of every figure, pixels (the SVG's user units).
 pub const SIZE: (u32, u32) = (1200, 800);

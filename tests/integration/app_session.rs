@@ -420,6 +420,11 @@ fn bad_input_is_reported_and_the_session_stays() {
         errors[1]
     );
     assert!(errors[2].contains("not applied"), "{}", errors[2]);
+    // The editors show what runs again, not the refused edit.
+    assert_eq!(
+        s.draft, s.scenario.file,
+        "the refused edit stays in the editors"
+    );
 }
 
 /// A scenario beyond the run ceiling (issue 17 item 3) is refused like on

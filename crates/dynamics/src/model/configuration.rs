@@ -49,7 +49,7 @@ impl Model {
             .find_map(|b| {
                 let at = b.q_index + 3;
                 let norm = q[at..at + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
-                (!(norm >= MIN_QUATERNION_NORM)).then(|| DegenerateQuaternion {
+                (norm.is_nan() || norm < MIN_QUATERNION_NORM).then(|| DegenerateQuaternion {
                     at,
                     norm,
                     joint: b.joint_name.clone(),
