@@ -349,6 +349,27 @@ fn png_complete(path: &std::path::Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.len() > 12 && &b[b.len() - 8..b.len() - 4] == b"IEND")
 }
 
+/// Whether the PNG at `path` has a single colour (a window not yet drawn);
+/// false when it cannot be read.
+fn one_colour(path: &std::path::Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(mut reader) = png::Decoder::new(std::io::BufReader::new(file)).read_info() else {
+        return false;
+    };
+    let Some(size) = reader.output_buffer_size() else {
+        return false;
+    };
+    let mut pixels = vec![0; size];
+    let Ok(info) = reader.next_frame(&mut pixels) else {
+        return false;
+    };
+    let bytes = info.color_type.samples() * usize::from(info.bit_depth as u8).div_ceil(8);
+    let pixels = &pixels[..info.buffer_size()];
+    bytes > 0 && pixels.chunks_exact(bytes).all(|p| p == &pixels[..bytes])
+}
+
 /// On screen (physical pixels), per variant on a constrained plant: each
 /// loop closure's two frames and whether it is closed, and each
 /// independent joint (null for the other variants).
@@ -505,11 +526,54 @@ fn scripted_capture(
             .observe(save_to_disk(path));
     } else if frame > frames {
         if png_complete(&path) {
+            if one_colour(&path) {
+                // Under a software renderer the first frames can be blank:
+                // exit 0 with a black image said nothing was wrong.
+                error!(
+                    "the screenshot {} is one colour: the window was not drawn after {frames} frames; give more --frames",
+                    path.display()
+                );
+                exit.write(AppExit::error());
+                return;
+            }
             info!("screenshot written after {frame} frames");
             exit.write(AppExit::Success);
         } else if frame > frames + PATIENCE {
             error!("the screenshot was not written to {}", path.display());
             exit.write(AppExit::error());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_colour;
+
+    /// An RGBA PNG of 4 x 4 pixels, all `pixel` but the first, `first`.
+    fn png(path: &std::path::Path, first: [u8; 4], pixel: [u8; 4]) {
+        let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+        let mut encoder = png::Encoder::new(file, 4, 4);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut data: Vec<u8> = (0..16).flat_map(|_| pixel).collect();
+        data[..4].copy_from_slice(&first);
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&data)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_window_not_yet_drawn_is_one_colour() {
+        let dir = std::env::temp_dir().join(format!("one-colour-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (black, drawn) = (dir.join("black.png"), dir.join("drawn.png"));
+        png(&black, [0, 0, 0, 255], [0, 0, 0, 255]);
+        png(&drawn, [200, 10, 10, 255], [0, 0, 0, 255]);
+        assert!(one_colour(&black));
+        assert!(!one_colour(&drawn));
+        assert!(!one_colour(&dir.join("missing.png")));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

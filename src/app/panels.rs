@@ -564,7 +564,7 @@ fn interaction_section(ui: &mut egui::Ui, s: &SessionAccess, settings: &mut Inte
                 ui,
                 &mut settings.bandwidth,
                 0.5f64.min(fastest)..=fastest,
-                |s| s.logarithmic(true).text("target filter, rad/s"),
+                |s| s.logarithmic(true).max_decimals(2).text("target filter, rad/s"),
             )
             .on_hover_text(format!(
                 "natural frequency of the critically damped filter on the dragged target; this scenario's step of {} ms follows up to {step_limit:.1} rad/s (a faster filter's transient spans only a few steps)",

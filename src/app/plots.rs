@@ -152,6 +152,16 @@ pub struct Curve {
 /// at `reference` (a true value) if any, the applied edits since `since`
 /// marked, the value axis in decades when `log10` (the curves hold log10
 /// values).
+/// The plots' legend: small, see-through, at the top left (the present,
+/// on the right, stays in view; a legend of long variant names covered
+/// 40-60 % of a plot).
+pub fn legend() -> Legend {
+    Legend::default()
+        .position(egui_plot::Corner::LeftTop)
+        .text_style(egui::TextStyle::Small)
+        .background_alpha(0.5)
+}
+
 pub fn draw(
     ui: &mut egui::Ui,
     session: &Session,
@@ -164,7 +174,7 @@ pub fn draw(
     ui.label(title);
     let mut plot = Plot::new(title)
         .height(PLOT_HEIGHT)
-        .legend(Legend::default())
+        .legend(legend())
         .link_axis("time", [true, false]);
     if log10 {
         plot = plot.y_axis_formatter(|mark, _| {
@@ -440,6 +450,21 @@ fn parameter_plot(ui: &mut egui::Ui, session: &Session, since: f64, parameter: &
     );
 }
 
+/// `x` with four significant digits: fixed between 1e-3 and 1e5, else in
+/// scientific notation (a standing robot's V of 3e-5 J read 0.0000).
+fn readable(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
+        let decimals = if x == 0.0 {
+            3
+        } else {
+            3 - x.abs().log10().floor() as i32
+        };
+        format!("{x:.*}", decimals.max(0) as usize)
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
 /// The factorization's numbers now: torsion norm, skew and validity
 /// residuals (Wensing, Englsberger & Slotine (2023): admissible means both residuals vanish; torsion is
 /// what Lyapunov analysis cannot see), V, and the task's manipulability.
@@ -448,10 +473,12 @@ fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
         .striped(true)
         .show(ui, |ui| {
             ui.label("variant");
-            ui.label("|torsion|");
+            ui.label("|torsion|").on_hover_text(
+                "max |(C - C*) v| of the joint-space factorization (a task-space torsion is not in it)",
+            );
             ui.label("skew res.");
             ui.label("validity res.");
-            ui.label("V");
+            ui.label("V (J)");
             ui.label("manip.").on_hover_text(
                 "manipulability sqrt(det(J J^T)) of the task, and sigma_min / sigma_rms",
             );
@@ -464,11 +491,27 @@ fn torsion_readout(ui: &mut egui::Ui, session: &Session) {
                 ui.label(format!("{:.3e}", t.torsion_norm));
                 ui.label(format!("{:.1e}", s.skew_residual));
                 ui.label(format!("{:.1e}", t.validity_residual));
-                ui.label(format!("{:.4}", s.lyapunov.value));
+                ui.label(readable(s.lyapunov.value));
                 ui.label(s.task.as_ref().map_or("-".into(), |t| {
                     format!("{:.3} ({:.2})", t.manipulability, t.singular_ratio)
                 }));
                 ui.end_row();
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn readings_keep_four_significant_digits() {
+        assert_eq!(readable(2367.1485), "2367");
+        assert_eq!(readable(12.5), "12.50");
+        assert_eq!(readable(0.0021), "0.002100");
+        assert_eq!(readable(0.0), "0.000");
+        assert_eq!(readable(3.2e-5), "3.200e-5");
+        assert_eq!(readable(3.5e15), "3.500e15");
+        assert_eq!(readable(-0.5), "-0.5000");
+    }
 }

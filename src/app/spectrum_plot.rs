@@ -11,7 +11,7 @@ use crate::analysis::{power_spectrum, PowerSpectrum, DEFAULT_CUTOFF_HZ};
 use crate::plot::palette::REFERENCE_ON_DARK;
 use crate::plot::quantities as q;
 use bevy_egui::egui;
-use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, VLine};
+use egui_plot::{Line, LineStyle, Plot, PlotPoints, VLine};
 
 /// Which signal the spectra are of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub fn spectra_section(ui: &mut egui::Ui, session: &Session, cache: &mut Spectru
             }
             Plot::new("spectra")
                 .height(160.0)
-                .legend(Legend::default())
+                .legend(super::plots::legend())
                 .x_axis_label("frequency (Hz)")
                 .y_axis_label("log10 power density")
                 .show(ui, |p| {

@@ -11,7 +11,7 @@ use crate::scenario::{FactorizationSpec, Scenario};
 use crate::sweep::{metric_names, Selection, SweepPlan, SweepTable};
 use bevy::prelude::*;
 use bevy_egui::{egui, EguiContexts, EguiPrimaryContextPass};
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{Line, Plot, PlotPoints, Points};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -203,6 +203,9 @@ fn sweep_window(
     Ok(())
 }
 
+/// Width of the key and values fields, points.
+const FIELD_WIDTH: f32 = 260.0;
+
 fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notices: &mut Notices) {
     ui.small(format!(
         "Runs {} with a key set to each value, all variants, in the background.",
@@ -210,11 +213,12 @@ fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notice
     ));
     egui::Grid::new("sweep fields").show(ui, |ui| {
         ui.label("key");
-        ui.text_edit_singleline(&mut panel.key)
+        // Wide enough to read what is typed (egui's grid gave them 40 px).
+        ui.add(egui::TextEdit::singleline(&mut panel.key).desired_width(FIELD_WIDTH))
             .on_hover_text("a dotted key of the scenario, e.g. controller.kd, estimate.scale");
         ui.end_row();
         ui.label("values");
-        ui.text_edit_singleline(&mut panel.values);
+        ui.add(egui::TextEdit::singleline(&mut panel.values).desired_width(FIELD_WIDTH));
         ui.end_row();
     });
     ui.horizontal(|ui| match &panel.running {
@@ -274,7 +278,7 @@ fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notice
     };
     Plot::new("sweep curve")
         .height(220.0)
-        .legend(Legend::default())
+        .legend(super::plots::legend())
         .x_axis_label(x_label)
         .y_axis_label(panel.metric.clone())
         .show(ui, |p| {
