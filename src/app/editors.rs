@@ -374,7 +374,7 @@ fn new_law(law: &str, old: &ControllerSpec, closed_chain: bool) -> ControllerSpe
 
 const FACTORIZATIONS: [(&str, &str); 5] = [
     ("christoffel", "C* (Christoffel)"),
-    ("classic", "classic (v×*) I"),
+    ("classic", "classic: B = (v ×*) I"),
     ("alternate", "alternate"),
     ("torsion", "C* + β-torsion"),
     ("task_torsion", "C* + task-space β-torsion"),
