@@ -169,6 +169,15 @@ impl RunFolder {
                 )));
             }
         }
+        // A folder made read-only says to keep it; the rename through its
+        // parent would replace it all the same.
+        if !force
+            && std::fs::metadata(&target).is_ok_and(|m| m.is_dir() && m.permissions().readonly())
+        {
+            return Err(refuse(
+                "is read-only: not replaced, as its permissions ask (the results are renamed into place through the parent folder, which a folder's own permissions do not stop); make it writable or pass --force".into(),
+            ));
+        }
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir(&staging).map_err(io_error(&staging))?;

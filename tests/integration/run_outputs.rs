@@ -270,6 +270,36 @@ fn a_folder_with_other_files_is_replaced_only_with_force() {
     assert!(out.join("keep").is_dir());
 }
 
+/// A read-only folder of earlier results is kept unless --force: its
+/// permissions did not stop the rename through its parent, so it was
+/// replaced in silence.
+#[test]
+fn a_read_only_folder_is_replaced_only_with_force() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("read-only-out");
+    let out = dir.join("out");
+    let arg = out.to_str().unwrap();
+    let scenario = quick(&dir, "s.toml", &["a"], false);
+    let o = run_within(60.0, &["run", &scenario, "--out", arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let o = run_within(60.0, &["run", &scenario, "--out", arg]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.contains("is read-only") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!err.contains("running"), "refused before the run: {err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.json")).unwrap(),
+        before
+    );
+    let o = run_within(60.0, &["run", &scenario, "--out", arg, "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("manifest.json").exists());
+}
+
 #[test]
 fn outputs_never_land_on_the_root_the_current_folder_or_a_file() {
     let dir = scratch("dangerous-out");
