@@ -8,7 +8,8 @@
 
 use super::bench::{check_names, link_frame, Bench, Calls};
 use super::bench_models::{urdf, Topology};
-use super::terminal::{out, outln};
+use super::interrupt::{self, Interrupted};
+use super::terminal::{noteln, out, outln};
 use super::{load_model, LoadArgs, RootArg};
 use anyhow::Context;
 use passivity_lab::figures::cost_curves::draw_cost_curves;
@@ -136,8 +137,16 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
         .copied()
         .filter(|a| only.is_empty() || only.iter().any(|o| o == a))
         .collect();
+    interrupt::install()?;
+    noteln!(
+        "timing {} algorithms on {} models ({} sizes, serial chains and binary trees, fixed and free root) into {}, a line each as it goes; Ctrl-C keeps what was measured",
+        names.len(),
+        4 * args.sizes.len(),
+        args.sizes.len(),
+        out.display()
+    );
     let mut rows = Vec::new();
-    for topology in [Topology::Serial, Topology::Binary] {
+    'sizes: for topology in [Topology::Serial, Topology::Binary] {
         for &n in &args.sizes {
             let path = write_model(&models, topology, n)?;
             for root in [RootArg::Fixed, RootArg::Free] {
@@ -154,6 +163,11 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
                     "fixed"
                 };
                 for &name in &names {
+                    // A Ctrl-C keeps the rows measured so far (a timing
+                    // lasts at most a few --budget).
+                    if interrupt::requested() {
+                        break 'sizes;
+                    }
                     let us = match name.strip_prefix("efpa_") {
                         Some(m) => {
                             let frames = end_frames(bench.model(), m.parse()?);
@@ -192,5 +206,13 @@ pub fn run(args: &ScalingArgs, only: &[String]) -> anyhow::Result<()> {
         outln!("{}", p.display())?;
     }
     out!("{}", slope_table(&rows))?;
+    if interrupt::requested() {
+        return Err(Interrupted(format!(
+            "interrupted: wrote the {} timings measured before it to {}",
+            rows.len(),
+            csv.display()
+        ))
+        .into());
+    }
     Ok(())
 }

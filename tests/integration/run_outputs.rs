@@ -464,7 +464,7 @@ fn a_sweep_folder_has_a_manifest() {
 }
 
 /// Starts `args` and returns the child once it printed its start line
-/// (the output folder is locked and the simulation starts).
+/// (the output folder is locked and the simulation, or the timing, starts).
 fn start(args: &[&str]) -> std::process::Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_passivity-lab"))
         .args(args)
@@ -476,7 +476,9 @@ fn start(args: &[&str]) -> std::process::Child {
     let mut line = String::new();
     std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
     assert!(
-        line.starts_with("running") || line.starts_with("sweeping"),
+        ["running", "sweeping", "timing"]
+            .iter()
+            .any(|s| line.starts_with(s)),
         "{line}"
     );
     // Keep reading so the child never blocks on a full pipe.
@@ -582,6 +584,29 @@ fn an_interrupt_delivered_twice_at_once_still_writes_the_results() {
     assert_eq!(manifest(&out)["complete"], false);
     assert!(out.join("first.csv").is_file());
     assert_eq!(files(&dir), ["endless.toml", "out"]);
+}
+
+/// `bench --scaling` interrupted writes the table, figure and slopes of
+/// what it measured (it lost them all).
+#[test]
+fn an_interrupted_scaling_bench_keeps_the_timings_measured() {
+    let dir = scratch("interrupt-scaling");
+    let out = dir.join("out");
+    let mut child = start(&[
+        "bench",
+        "--scaling",
+        "--out",
+        out.to_str().unwrap(),
+        "--sizes",
+        "8,16,32,64,128,256",
+    ]);
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "INT");
+    assert_eq!(exit_code_within(&mut child, 20.0), Some(130));
+    let csv = std::fs::read_to_string(out.join("cost.csv")).unwrap();
+    let rows = csv.lines().count() - 1;
+    assert!(rows > 0, "{csv}");
+    assert!(out.join("cost.png").is_file() && out.join("cost.svg").is_file());
 }
 
 #[test]
