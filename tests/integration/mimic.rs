@@ -661,10 +661,22 @@ fn bad_mimic_relations_are_refused_naming_the_file_and_joint() {
                 "{name}: '{needle}' not in: {message}"
             );
         }
-        // Without the option the tags are ignored, as before.
+        // Without the option the tags are ignored, but not in silence: the
+        // refusal comes as a warning.
         let tree = Model::from_urdf_file(&path, root).unwrap();
         assert!(tree.coupling().is_none(), "{name}");
+        let warnings: Vec<String> = tree.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [format!(
+                "{message} (ignored while mimic joints are off: every joint is a coordinate)"
+            )],
+            "{name}"
+        );
     }
+    // Well-formed tags ignored without the option are no warning.
+    let panda = Model::from_urdf_file(repo_path(PANDA), RootJoint::Fixed).unwrap();
+    assert!(panda.warnings.is_empty(), "{:?}", panda.warnings);
 }
 
 #[test]

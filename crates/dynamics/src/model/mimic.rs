@@ -290,7 +290,7 @@ pub(super) fn couple(
 
 /// The coupling the URDF's `<mimic>` tags describe for `model` (built from
 /// the same `robot`), or `None` when there is none.
-fn resolve(
+pub(super) fn resolve(
     model: &Model,
     robot: &urdf_rs::Robot,
     file: &Path,

@@ -169,10 +169,15 @@ pub(super) fn build_parsed(
     }
     .build(options)?;
     if options.mimic {
-        super::mimic::couple(model, robot, file)
-    } else {
-        Ok(model)
+        return super::mimic::couple(model, robot, file);
     }
+    let mut model = model;
+    if let Err(e) = super::mimic::resolve(&model, robot, file) {
+        model.warnings.push(ModelWarning::MimicIgnored {
+            problem: e.to_string(),
+        });
+    }
+    Ok(model)
 }
 
 /// Most links, and most joints, a URDF may have: urdf-rs parses about

@@ -41,6 +41,13 @@ pub enum ModelWarning {
         /// What is misspelt, and the name meant.
         message: String,
     },
+    /// A `<mimic>` tag that loading with mimic joints on would refuse
+    /// (it names no joint, a fixed one, a cycle...), ignored because they
+    /// are off: the file is broken all the same.
+    MimicIgnored {
+        /// The refusal, naming the file and the joint.
+        problem: String,
+    },
 }
 
 /// ` (with the fixed links 'a', 'b' merged in)`, or nothing.
@@ -82,6 +89,10 @@ impl fmt::Display for ModelWarning {
                 line,
                 message,
             } => write!(f, "{}:{line}: {message}", file.display()),
+            ModelWarning::MimicIgnored { problem } => write!(
+                f,
+                "{problem} (ignored while mimic joints are off: every joint is a coordinate)"
+            ),
         }
     }
 }
