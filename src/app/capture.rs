@@ -528,9 +528,12 @@ fn scripted_capture(
         if png_complete(&path) {
             if one_colour(&path) {
                 // Under a software renderer the first frames can be blank:
-                // exit 0 with a black image said nothing was wrong.
+                // exit 0 with a black image said nothing was wrong. Neither
+                // it nor its report is what was asked for: both go.
+                let _ = std::fs::remove_file(&path);
+                let _ = std::fs::remove_file(path.with_extension("json"));
                 error!(
-                    "the screenshot {} is one colour: the window was not drawn after {frames} frames; give more --frames",
+                    "the screenshot {} was one colour: the window was not drawn after {frames} frames, so nothing was kept; give more --frames",
                     path.display()
                 );
                 exit.write(AppExit::error());

@@ -154,9 +154,15 @@ fn layout(ui: &egui::Ui, spans: &[Span], scale: f32, strong: bool) -> LayoutJob 
     let visuals = &style.visuals;
     let mut job = LayoutJob::default();
     for s in spans {
-        let font = if s.code { mono.clone() } else { body.clone() };
+        // The lessons' family for prose: its letters carry their
+        // combining dots and tildes (V̇, π̃).
+        let (size, family) = if s.code {
+            (mono.size, mono.family.clone())
+        } else {
+            (body.size, super::fonts::lesson_family())
+        };
         let format = TextFormat {
-            font_id: egui::FontId::new(font.size * scale, font.family),
+            font_id: egui::FontId::new(size * scale, family),
             color: if s.strong || strong {
                 visuals.strong_text_color()
             } else {

@@ -16,12 +16,15 @@ use std::ops::RangeInclusive;
 type Parser<'p> = Box<dyn Fn(&str) -> Option<f64> + 'p>;
 
 /// Runs `add`, which adds a number widget with the parser it is given (a
-/// `DragValue` or `Slider` that does not clamp existing values), and says
-/// why typed text was refused, beside it, until the value next changes.
+/// `DragValue` or `Slider` that does not clamp existing values) and says
+/// whether the value changed; the response says changed only then (egui's
+/// says so for every keystroke in the text field, which applied an edit
+/// per keystroke: a restart at the first digit). Says why typed text was
+/// refused, beside the widget, until the value next changes.
 fn refusing(
     ui: &mut egui::Ui,
     range: RangeInclusive<f64>,
-    add: impl FnOnce(&mut egui::Ui, Parser<'_>) -> egui::Response,
+    add: impl FnOnce(&mut egui::Ui, Parser<'_>) -> (egui::Response, bool),
 ) -> egui::Response {
     let refused = RefCell::new(None);
     let parser = |text: &str| {
@@ -31,9 +34,10 @@ fn refusing(
         }
         value
     };
-    let response = add(ui, Box::new(parser));
+    let (mut response, changed) = add(ui, Box::new(parser));
+    response.flags.set(egui::response::Flags::CHANGED, changed);
     let key = response.id.with("refused text");
-    if response.changed() {
+    if changed {
         ui.data_mut(|d| d.remove::<String>(key));
     }
     if let Some(text) = refused.into_inner() {
@@ -53,23 +57,26 @@ fn refusing(
 }
 
 /// A value field (gains, masses): dragged within `range`, typed text
-/// refused unless a finite number within it.
+/// refused unless a finite number within it. Whether the value changed.
 pub fn value(ui: &mut egui::Ui, x: &mut f64, range: RangeInclusive<f64>, speed: f64) -> bool {
     refusing(ui, range.clone(), |ui, parser| {
-        ui.add(
-            egui::DragValue::new(x)
+        let before = x.to_bits();
+        let response = ui.add(
+            egui::DragValue::new(&mut *x)
                 .speed(speed)
                 .range(range)
                 .clamp_existing_to_range(false)
                 .update_while_editing(false)
                 .custom_parser(parser),
-        )
+        );
+        (response, x.to_bits() != before)
     })
     .changed()
 }
 
 /// A slider over `range` whose text field refuses what the range cannot
-/// hold; `build` adds the label and scale.
+/// hold; `build` adds the label and scale. Its response says changed only
+/// when the value did.
 pub fn slider<N: emath::Numeric>(
     ui: &mut egui::Ui,
     x: &mut N,
@@ -78,12 +85,14 @@ pub fn slider<N: emath::Numeric>(
 ) -> egui::Response {
     let bounds = range.start().to_f64()..=range.end().to_f64();
     refusing(ui, bounds, |ui, parser| {
-        ui.add(
-            build(egui::Slider::new(x, range))
+        let before = x.to_f64().to_bits();
+        let response = ui.add(
+            build(egui::Slider::new(&mut *x, range))
                 .clamping(egui::SliderClamping::Edits)
                 .update_while_editing(false)
                 .custom_parser(parser),
-        )
+        );
+        (response, x.to_f64().to_bits() != before)
     })
 }
 

@@ -868,11 +868,25 @@ fn handle_commands(
             },
             SessionCommand::Apply => {
                 let mode = session.apply_mode;
+                let before: Vec<String> = session
+                    .scenario
+                    .warnings()
+                    .iter()
+                    .map(|w| w.to_string())
+                    .collect();
                 match session.apply_draft() {
                     Ok(()) => {
                         playback.target = session.time();
                         if mode == ApplyMode::Restart {
                             notices.info("applied; the run restarted");
+                        }
+                        // What the edit newly warns of (on load and open
+                        // every warning shows; an edit's were dropped).
+                        for w in session.scenario.warnings() {
+                            let w = w.to_string();
+                            if !before.contains(&w) {
+                                notices.warning(w);
+                            }
                         }
                     }
                     Err(e) => {

@@ -213,12 +213,14 @@ fn contents(ui: &mut egui::Ui, panel: &mut SweepPanel, session: &Session, notice
     ));
     egui::Grid::new("sweep fields").show(ui, |ui| {
         ui.label("key");
-        // Wide enough to read what is typed (egui's grid gave them 40 px).
-        ui.add(egui::TextEdit::singleline(&mut panel.key).desired_width(FIELD_WIDTH))
+        // Sized, to read what is typed (a grid's cell gave them 40 px,
+        // whatever their desired width).
+        let size = [FIELD_WIDTH, ui.spacing().interact_size.y];
+        ui.add_sized(size, egui::TextEdit::singleline(&mut panel.key))
             .on_hover_text("a dotted key of the scenario, e.g. controller.kd, estimate.scale");
         ui.end_row();
         ui.label("values");
-        ui.add(egui::TextEdit::singleline(&mut panel.values).desired_width(FIELD_WIDTH));
+        ui.add_sized(size, egui::TextEdit::singleline(&mut panel.values));
         ui.end_row();
     });
     ui.horizontal(|ui| match &panel.running {

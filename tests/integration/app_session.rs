@@ -210,6 +210,29 @@ fn a_factorization_change_acts_from_the_next_step() {
         "{:?}",
         s.edits
     );
+    // An edit's new warning is shown, as on load (a record period as long
+    // as the run).
+    let duration = session(&app).duration;
+    app.world_mut()
+        .resource_mut::<Session>()
+        .draft
+        .simulation
+        .record_period = duration;
+    app.world_mut().write_message(SessionCommand::Apply);
+    app.update();
+    let warnings: Vec<String> = app
+        .world()
+        .resource::<Notices>()
+        .items
+        .iter()
+        .filter(|n| n.severity == Severity::Warning)
+        .map(|n| n.text.clone())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("simulation.record_period"),
+        "{warnings:?}"
+    );
 }
 
 /// Issue 33 sec. 5: a closed chain (the four-bar knee leg) runs live on
