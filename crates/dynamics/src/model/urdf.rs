@@ -5,7 +5,9 @@
 
 use super::inertia_check::check_body_inertias;
 use super::urdf_lint::lint_urdf;
-use super::{Body, Frame, FrameKind, Joint, JointLimits, Model, ModelError, ModelWarning};
+use super::{
+    Body, Frame, FrameKind, Joint, JointLimits, MimicError, Model, ModelError, ModelWarning,
+};
 use crate::input::{check_xml_depth, count_top_level, read_text, unclosed_element, InputKind};
 use crate::spatial::{rpy_to_matrix, Mat3, RigidInertia, Transform, Vec3};
 use std::collections::HashMap;
@@ -171,11 +173,15 @@ pub(super) fn build_parsed(
     if options.mimic {
         return super::mimic::couple(model, robot, file);
     }
+    // A tag on a fixed joint does nothing when mimic joints are off (models
+    // reduced by fixing joints keep them: Talos's grippers); any other
+    // refusal is a broken file all the same.
     let mut model = model;
-    if let Err(e) = super::mimic::resolve(&model, robot, file) {
-        model.warnings.push(ModelWarning::MimicIgnored {
+    match super::mimic::resolve(&model, robot, file) {
+        Err(ModelError::Mimic(MimicError::FixedMimic { .. })) | Ok(_) => {}
+        Err(e) => model.warnings.push(ModelWarning::MimicIgnored {
             problem: e.to_string(),
-        });
+        }),
     }
     Ok(model)
 }
