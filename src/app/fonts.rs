@@ -22,6 +22,18 @@ pub fn lesson_family() -> egui::FontFamily {
     egui::FontFamily::Name("lesson".into())
 }
 
+/// The lessons' family once its fonts are in (they take effect from the
+/// pass after [`install_fonts`]; egui panics on a family not bound to any
+/// font), else the proportional one.
+pub fn lesson_family_in(ctx: &egui::Context) -> egui::FontFamily {
+    let family = lesson_family();
+    if ctx.fonts(|f| f.definitions().families.contains_key(&family)) {
+        family
+    } else {
+        egui::FontFamily::Proportional
+    }
+}
+
 /// egui's default fonts with DejaVu Sans after them in every family, and
 /// the lessons' family with it first.
 pub fn font_definitions() -> egui::FontDefinitions {

@@ -152,6 +152,7 @@ fn layout(ui: &egui::Ui, spans: &[Span], scale: f32, strong: bool) -> LayoutJob 
     let body = egui::TextStyle::Body.resolve(style);
     let mono = egui::TextStyle::Monospace.resolve(style);
     let visuals = &style.visuals;
+    let prose = super::fonts::lesson_family_in(ui.ctx());
     let mut job = LayoutJob::default();
     for s in spans {
         // The lessons' family for prose: its letters carry their
@@ -159,7 +160,7 @@ fn layout(ui: &egui::Ui, spans: &[Span], scale: f32, strong: bool) -> LayoutJob 
         let (size, family) = if s.code {
             (mono.size, mono.family.clone())
         } else {
-            (body.size, super::fonts::lesson_family())
+            (body.size, prose.clone())
         };
         let format = TextFormat {
             font_id: egui::FontId::new(size * scale, family),
