@@ -104,23 +104,29 @@ fn power_spectrum_of_a_sine() {
     );
 }
 
-/// The spectrum's samples are spaced by the record period: the last one,
-/// at a run's end that a period does not divide, is left out (the rate was
-/// taken as (samples - 1) / duration, 4 Hz for a period of 0.3 s over 0.5 s).
-#[test]
-fn the_spectrum_rate_is_the_record_period_even_when_it_does_not_divide_the_run() {
+/// The first variant of `point_mass_torsion` run with `simulation` as its
+/// `[simulation]` table.
+fn point_mass_run(simulation: &str) -> passivity_lab::scenario::VariantResult {
     let path = repo_path("scenarios/point_mass_torsion.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let start = text.find("[simulation]").unwrap();
     let end = start + text[start..].find("\n[").unwrap();
     let text = format!(
-        "{}[simulation]\nduration = 1.0\nstep = 0.01\nrecord_period = 0.3\n{}",
+        "{}[simulation]\n{simulation}\n{}",
         &text[..start],
         &text[end + 1..]
     );
     let scenario = Scenario::parse(&text, &path).unwrap();
     let v = scenario.variants().unwrap().remove(0);
-    let r = run_variant(v, &mut |_| {});
+    run_variant(v, &mut |_| {})
+}
+
+/// The spectrum's samples are spaced by the record period: the last one,
+/// at a run's end that a period does not divide, is left out (the rate was
+/// taken as (samples - 1) / duration, 4 Hz for a period of 0.3 s over 0.5 s).
+#[test]
+fn the_spectrum_rate_is_the_record_period_even_when_it_does_not_divide_the_run() {
+    let r = point_mass_run("duration = 1.0\nstep = 0.01\nrecord_period = 0.3");
     let times: Vec<f64> = r.samples.iter().map(|s| s.t).collect();
     assert_eq!(times.len(), 5, "{times:?}");
     assert!((times[4] - 1.0).abs() < 1e-12, "{times:?}");
@@ -133,18 +139,7 @@ fn the_spectrum_rate_is_the_record_period_even_when_it_does_not_divide_the_run()
 /// sums of ten steps, gave 99.99999999999999).
 #[test]
 fn a_ten_millisecond_record_period_is_one_hundred_hertz_exactly() {
-    let path = repo_path("scenarios/point_mass_torsion.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let start = text.find("[simulation]").unwrap();
-    let end = start + text[start..].find("\n[").unwrap();
-    let text = format!(
-        "{}[simulation]\nduration = 0.5\nstep = 0.001\nrecord_period = 0.01\n{}",
-        &text[..start],
-        &text[end + 1..]
-    );
-    let scenario = Scenario::parse(&text, &path).unwrap();
-    let v = scenario.variants().unwrap().remove(0);
-    let r = run_variant(v, &mut |_| {});
+    let r = point_mass_run("duration = 0.5\nstep = 0.001\nrecord_period = 0.01");
     assert_ne!(
         r.samples[1].t - r.samples[0].t,
         0.01,
